@@ -1,0 +1,98 @@
+//! `mask` (observation masking) and `clear-tool-uses` (Anthropic's tool-result clearing): replace
+//! old tool results by a short placeholder, oldest first.
+//!
+//! Both protect the last tool results rather than the last requests, so they work inside one
+//! long request. Neither touches the preamble, results whose content is not a string, or a
+//! result whose placeholder would not cost less: they never raise the estimate.
+
+use super::work::{Work, tool_results};
+use crate::conversation::first_user;
+
+/// What `mask` writes in place of a result.
+pub fn mask_placeholder(tool: &str, content: &str) -> String {
+    let chars: usize = content.chars().map(char::len_utf16).sum();
+    format!("[Output of {tool} omitted: {chars} chars]")
+}
+
+/// What `clear-tool-uses` writes in place of a result.
+pub const CLEARED: &str = "[cleared]";
+
+/// Tool results after the preamble and older than the last `protect` results, oldest first.
+fn old_results(work: &Work<'_>, protect: usize) -> Vec<(usize, String)> {
+    let Some(first) = first_user(work.messages()) else {
+        return Vec::new();
+    };
+    let mut results = tool_results(work.messages());
+    results.truncate(results.len().saturating_sub(protect));
+    results.retain(|(i, _)| *i > first);
+    results
+}
+
+/// Masks results older than the last `m`; while over the limit only, unless `always`.
+pub(crate) fn mask(work: &mut Work<'_>, m: usize, always: bool) {
+    for (i, tool) in old_results(work, m) {
+        if !always && !work.over() {
+            return;
+        }
+        let Some(content) = work.messages()[i].content_str() else {
+            continue;
+        };
+        if content.starts_with("[Output of ") {
+            continue;
+        }
+        let placeholder = mask_placeholder(&tool, content);
+        if content.chars().count() > placeholder.chars().count()
+            && work.rewrite_if_smaller(i, placeholder)
+        {
+            work.counts.masked += 1;
+        }
+    }
+}
+
+/// Parameters of `clear-tool-uses`, resolved against the policy.
+pub(crate) struct Clear<'a> {
+    /// Runs when the estimate exceeds this.
+    pub trigger: u64,
+    /// How many recent results are never cleared.
+    pub keep: usize,
+    /// Does nothing unless it can free at least this many tokens.
+    pub clear_at_least: u64,
+    /// Tools whose results are never cleared.
+    pub exclude: &'a [String],
+}
+
+/// Clears old results until the estimate fits and at least `clear_at_least` tokens are freed.
+pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
+    if work.estimate() <= p.trigger {
+        return;
+    }
+    let mut candidates: Vec<(usize, u64)> = Vec::new();
+    for (i, tool) in old_results(work, p.keep) {
+        if p.exclude.iter().any(|t| *t == tool) {
+            continue;
+        }
+        if work.messages()[i]
+            .content_str()
+            .is_none_or(|c| c == CLEARED)
+        {
+            continue;
+        }
+        let saved = work.saving(i, CLEARED);
+        if saved > 0 {
+            candidates.push((i, saved));
+        }
+    }
+    let before = work.estimate();
+    let most = candidates.iter().map(|(_, saved)| saved).sum();
+    if before - work.estimate_without(most) < p.clear_at_least {
+        return;
+    }
+    for (i, _) in candidates {
+        if !work.over() && before - work.estimate() >= p.clear_at_least {
+            return;
+        }
+        if work.rewrite_if_smaller(i, CLEARED.to_owned()) {
+            work.counts.masked += 1;
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The compactor: runs a strategy's stages, left to right, before every model call (DESIGN §5).
+//!
+//! *When* a stage runs is decided here (threshold, trigger, loop guards); *how* it compacts is
+//! each stage's own file. A stage runs only while the estimate is strictly over the limit, unless
+//! its trigger says otherwise. Loop guards: a stage that freed less than 10% of the excess is
+//! skipped on later calls until a new message enters what it may compact (a new request for
+//! `drop` and `window`, a new tool result for the others). `reference` has no guards.
+//!
+//! Invariants, checked by the property tests: pairing is never broken; the system prompt, the
+//! preamble, the first request message, later system messages and the protected tail are never
+//! touched; the estimate never grows (but through `truncate`'s notes); compacting twice equals
+//! compacting once.
+
+mod drop;
+mod mask;
+mod reference;
+mod spec;
+mod truncate;
+mod work;
+
+use std::sync::Arc;
+
+pub use mask::{CLEARED, mask_placeholder};
+pub use spec::{
+    Flavor, STAGE_NAMES, StageSpec, Strategy, StrategyError, Trigger, parse_strategy_list,
+};
+pub use truncate::{TRUNCATED, truncation_note};
+pub use work::Counts;
+
+use crate::conversation::Conversation;
+use crate::message::Role;
+use crate::policy::Policy;
+use crate::tokens::TokenCounter;
+use work::Work;
+
+/// What one stage did before one call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageRun {
+    /// The stage's canonical name.
+    pub stage: String,
+    /// Whether it ran; `false` when it fit already or a loop guard held it back.
+    pub ran: bool,
+    /// Whether a loop guard held it back.
+    pub guarded: bool,
+    /// The estimate before it, in tokens.
+    pub tokens_before: u64,
+    /// The estimate after it, in tokens.
+    pub tokens_after: u64,
+}
+
+/// What a compaction did, as a value the caller can report.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compaction {
+    /// The limit the estimate was held to.
+    pub limit: u64,
+    /// The estimate before, in tokens.
+    pub tokens_before: u64,
+    /// The estimate after, in tokens.
+    pub tokens_after: u64,
+    /// History length before (system prompt excluded).
+    pub messages_before: usize,
+    /// History length after.
+    pub messages_after: usize,
+    /// What changed, message by message.
+    pub counts: Counts,
+    /// The pipeline did all it could and the estimate is still over the limit.
+    pub cannot_fit: bool,
+    /// Each stage's part.
+    pub stages: Vec<StageRun>,
+}
+
+impl Compaction {
+    /// Whether the history changed.
+    pub fn changed(&self) -> bool {
+        self.counts.any()
+    }
+}
+
+/// What makes a guarded stage worth trying again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fresh {
+    Request,
+    ToolResult,
+}
+
+fn fresh_kind(stage: &StageSpec) -> Fresh {
+    match stage {
+        StageSpec::Drop | StageSpec::Window { .. } => Fresh::Request,
+        _ => Fresh::ToolResult,
+    }
+}
+
+/// Runs one strategy before every model call of one conversation. Keeps the loop guards'
+/// state between calls, so use one `Compactor` per conversation.
+pub struct Compactor {
+    strategy: Strategy,
+    policy: Policy,
+    estimator: Arc<dyn TokenCounter>,
+    /// Per stage: held back by its loop guard.
+    guarded: Vec<bool>,
+    /// History length after the last call: what is past it is new.
+    seen: usize,
+}
+
+impl Compactor {
+    /// A compactor for one conversation. The policy must be valid ([`Policy::validate`]).
+    /// `reference` ignores `estimator` and uses the seed's own estimate.
+    pub fn new(strategy: Strategy, policy: Policy, estimator: Arc<dyn TokenCounter>) -> Compactor {
+        let guarded = vec![false; strategy.stages.len()];
+        Compactor {
+            strategy,
+            policy,
+            estimator,
+            guarded,
+            seen: 0,
+        }
+    }
+
+    /// The strategy.
+    pub fn strategy(&self) -> &Strategy {
+        &self.strategy
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The name of the estimator the compactor decides with (`reference` has its own).
+    pub fn estimator_name(&self) -> &'static str {
+        match self.strategy.stages.as_slice() {
+            [StageSpec::Reference { flavor }] => reference::seed_estimator(*flavor).name(),
+            _ => self.estimator.name(),
+        }
+    }
+
+    /// Compacts the conversation's history in place, to the policy's limit.
+    pub fn compact(&mut self, conversation: &mut Conversation) -> Compaction {
+        let limit = self.policy.limit();
+        self.compact_to(conversation, limit)
+    }
+
+    /// Compacts to a given limit (a provider's retry after an overflow uses the window).
+    pub fn compact_to(&mut self, conversation: &mut Conversation, limit: u64) -> Compaction {
+        self.release_guards(conversation);
+        let messages_before = conversation.messages.len();
+        let system = conversation.system.as_ref();
+        let result = if let [StageSpec::Reference { flavor }] = self.strategy.stages.as_slice() {
+            let keep = self.policy.keep_recent_turns;
+            let (counts, before, after) =
+                reference::reference(&mut conversation.messages, system, limit, keep, *flavor);
+            let run = StageRun {
+                stage: self.strategy.to_string(),
+                ran: before > limit,
+                guarded: false,
+                tokens_before: before,
+                tokens_after: after,
+            };
+            Compaction {
+                limit,
+                tokens_before: before,
+                tokens_after: after,
+                messages_before,
+                messages_after: conversation.messages.len(),
+                counts,
+                cannot_fit: after > limit,
+                stages: vec![run],
+            }
+        } else {
+            self.run_pipeline(conversation, limit)
+        };
+        self.seen = conversation.messages.len();
+        result
+    }
+
+    fn run_pipeline(&mut self, conversation: &mut Conversation, limit: u64) -> Compaction {
+        let counter = self.estimator.as_ref();
+        let prefix = counter.prefix_units(conversation.system.as_ref(), &conversation.tools);
+        let keep = self.policy.keep_recent_turns;
+        let messages_before = conversation.messages.len();
+        let mut work = Work::new(&mut conversation.messages, prefix, counter, limit, keep);
+        let tokens_before = work.estimate();
+        let mut stages = Vec::with_capacity(self.strategy.stages.len());
+        for (k, stage) in self.strategy.stages.iter().enumerate() {
+            let before = work.estimate();
+            let always = matches!(
+                stage,
+                StageSpec::Mask {
+                    trigger: Trigger::Always,
+                    ..
+                }
+            );
+            let wanted = always
+                || work.over()
+                || matches!(
+                    stage,
+                    StageSpec::ClearToolUses {
+                        trigger: Some(_),
+                        ..
+                    }
+                );
+            let guarded = wanted && self.guarded[k];
+            if wanted && !guarded {
+                run_stage(stage, &mut work, &self.policy);
+                // Freed less than 10% of the excess: not worth its cost until something new comes.
+                let after = work.estimate();
+                if before > limit && (before - after.min(before)) * 10 < before - limit {
+                    self.guarded[k] = true;
+                }
+            }
+            stages.push(StageRun {
+                stage: stage.to_string(),
+                ran: wanted && !guarded,
+                guarded,
+                tokens_before: before,
+                tokens_after: work.estimate(),
+            });
+        }
+        let tokens_after = work.estimate();
+        let counts = work.counts;
+        let cannot_fit = work.over();
+        drop(work);
+        Compaction {
+            limit,
+            tokens_before,
+            tokens_after,
+            messages_before,
+            messages_after: conversation.messages.len(),
+            counts,
+            cannot_fit,
+            stages,
+        }
+    }
+
+    /// Lifts the guards of stages for which something new arrived since the last call.
+    fn release_guards(&mut self, conversation: &Conversation) {
+        let messages = &conversation.messages;
+        if messages.len() < self.seen {
+            // The caller rewrote the history: start afresh.
+            self.guarded.iter_mut().for_each(|g| *g = false);
+            return;
+        }
+        let new = &messages[self.seen..];
+        let new_request = new.iter().any(|m| m.role() == Role::User);
+        let new_result = new.iter().any(|m| m.role() == Role::Tool);
+        for (guard, stage) in self.guarded.iter_mut().zip(&self.strategy.stages) {
+            let fresh = match fresh_kind(stage) {
+                Fresh::Request => new_request,
+                Fresh::ToolResult => new_result,
+            };
+            if fresh {
+                *guard = false;
+            }
+        }
+    }
+}
+
+fn run_stage(stage: &StageSpec, work: &mut Work<'_>, policy: &Policy) {
+    match stage {
+        StageSpec::None | StageSpec::Reference { .. } => {}
+        StageSpec::Truncate { preview } => truncate::truncate(work, *preview, Flavor::Ts),
+        StageSpec::Drop => drop::drop_exchanges(work, policy.keep_recent_turns),
+        StageSpec::Window { n } => drop::drop_exchanges(work, (*n).max(policy.keep_recent_turns)),
+        StageSpec::Mask { m, trigger } => mask::mask(work, *m, *trigger == Trigger::Always),
+        StageSpec::ClearToolUses {
+            trigger,
+            keep,
+            clear_at_least,
+            exclude,
+        } => {
+            let trigger = trigger.unwrap_or(work.limit);
+            mask::clear_tool_uses(
+                work,
+                &mask::Clear {
+                    trigger,
+                    keep: *keep,
+                    clear_at_least: *clear_at_least,
+                    exclude,
+                },
+            );
+        }
+    }
+}

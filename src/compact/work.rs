@@ -1,0 +1,173 @@
+//! The compaction workspace: the history, one estimator cost per message and their running
+//! total, so that every stage knows the estimate after each change in O(1).
+//!
+//! Invariants: `total == prefix + Σ units`; `units[i]` is the estimator's cost of `messages[i]`
+//! as it is now. Removals are collected and applied once per stage ([`Work::apply_removals`]),
+//! so dropping many exchanges costs one pass over the history, not one per exchange.
+
+use serde_json::Value;
+
+use crate::message::{Message, Role};
+use crate::tokens::TokenCounter;
+
+/// What a compaction did to the history, message by message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Tool results replaced by a truncation note.
+    pub truncated: usize,
+    /// Tool results replaced by a placeholder (`mask`, `clear-tool-uses`).
+    pub masked: usize,
+    /// Messages removed.
+    pub dropped: usize,
+}
+
+impl Counts {
+    /// Whether anything changed.
+    pub fn any(&self) -> bool {
+        self.truncated + self.masked + self.dropped > 0
+    }
+}
+
+/// The history being compacted, with its accounting.
+pub(crate) struct Work<'a> {
+    messages: &'a mut Vec<Message>,
+    units: Vec<u64>,
+    removed: Vec<bool>,
+    pending_removals: bool,
+    total: u64,
+    counter: &'a dyn TokenCounter,
+    /// The estimate a request may reach.
+    pub limit: u64,
+    /// The policy's `keep_recent_turns`.
+    pub keep: usize,
+    /// What was done so far.
+    pub counts: Counts,
+}
+
+impl<'a> Work<'a> {
+    pub(crate) fn new(
+        messages: &'a mut Vec<Message>,
+        prefix_units: u64,
+        counter: &'a dyn TokenCounter,
+        limit: u64,
+        keep: usize,
+    ) -> Work<'a> {
+        let units: Vec<u64> = messages.iter().map(|m| counter.message_units(m)).collect();
+        let total = prefix_units + units.iter().sum::<u64>();
+        let removed = vec![false; messages.len()];
+        Work {
+            messages,
+            units,
+            removed,
+            pending_removals: false,
+            total,
+            counter,
+            limit,
+            keep,
+            counts: Counts::default(),
+        }
+    }
+
+    /// The history as it is (removals of the running stage not applied yet).
+    pub(crate) fn messages(&self) -> &[Message] {
+        self.messages
+    }
+
+    /// The current estimate of the whole request.
+    pub(crate) fn estimate(&self) -> u64 {
+        self.counter.tokens(self.total)
+    }
+
+    /// Whether the estimate is strictly over the limit.
+    pub(crate) fn over(&self) -> bool {
+        self.estimate() > self.limit
+    }
+
+    /// The estimate if `units` fewer were sent.
+    pub(crate) fn estimate_without(&self, units: u64) -> u64 {
+        self.counter.tokens(self.total.saturating_sub(units))
+    }
+
+    /// Replaces message `i`'s content, whatever it costs (the seed's truncation does so).
+    pub(crate) fn rewrite(&mut self, i: usize, content: String) {
+        self.messages[i].set_content(content);
+        self.recount(i);
+    }
+
+    /// Replaces message `i`'s content only if that lowers its cost; says whether it did.
+    pub(crate) fn rewrite_if_smaller(&mut self, i: usize, content: String) -> bool {
+        let message = &mut self.messages[i];
+        let old = message.replace_content(Value::String(content));
+        let new = self.counter.message_units(message);
+        if new < self.units[i] {
+            self.total = self.total - self.units[i] + new;
+            self.units[i] = new;
+            true
+        } else {
+            message.restore_content(old);
+            false
+        }
+    }
+
+    /// How many units rewriting message `i` to `content` would save (0 if none), leaving it as is.
+    pub(crate) fn saving(&mut self, i: usize, content: &str) -> u64 {
+        let message = &mut self.messages[i];
+        let old = message.replace_content(Value::String(content.to_owned()));
+        let new = self.counter.message_units(message);
+        message.restore_content(old);
+        self.units[i].saturating_sub(new)
+    }
+
+    fn recount(&mut self, i: usize) {
+        let new = self.counter.message_units(&self.messages[i]);
+        self.total = self.total - self.units[i] + new;
+        self.units[i] = new;
+    }
+
+    /// Marks `range` for removal, except instructions (system and developer messages, which
+    /// no strategy removes). The estimate reflects it at once; the history at the stage's end.
+    pub(crate) fn remove(&mut self, range: std::ops::Range<usize>) {
+        for i in range {
+            if !self.removed[i] && !self.messages[i].role().is_instruction() {
+                self.removed[i] = true;
+                self.total -= self.units[i];
+                self.counts.dropped += 1;
+                self.pending_removals = true;
+            }
+        }
+    }
+
+    /// Removes the marked messages in one pass.
+    pub(crate) fn apply_removals(&mut self) {
+        if !std::mem::take(&mut self.pending_removals) {
+            return;
+        }
+        let mut keep = self.removed.iter().map(|r| !r);
+        self.messages.retain(|_| keep.next().unwrap_or(true));
+        let mut keep = self.removed.iter().map(|r| !r);
+        self.units.retain(|_| keep.next().unwrap_or(true));
+        self.removed = vec![false; self.messages.len()];
+    }
+}
+
+/// The tool results of a history, oldest first, with the name of the tool each answers (from
+/// the call of the nearest preceding assistant message, else the result's own `name`).
+pub(crate) fn tool_results(messages: &[Message]) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut last_assistant: Option<&Message> = None;
+    for (i, m) in messages.iter().enumerate() {
+        match m.role() {
+            Role::Assistant => last_assistant = Some(m),
+            Role::Tool => {
+                let id = m.tool_call_id();
+                let from_call = last_assistant
+                    .and_then(|a| a.calls().find(|c| Some(c.id) == id))
+                    .map(|c| c.name);
+                let name = from_call.or(m.name()).unwrap_or("tool");
+                out.push((i, name.to_owned()));
+            }
+            _ => {}
+        }
+    }
+    out
+}

@@ -1,0 +1,59 @@
+//! The library's one error type. Each variant says what happened and where; the messages end
+//! with what to do when that is not obvious.
+
+use std::path::PathBuf;
+
+use crate::compact::StrategyError;
+use crate::pairing::PairingError;
+use crate::policy::PolicyError;
+
+/// Everything the library can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The input is not JSON.
+    #[error("{source_name}:{line}:{column}: invalid JSON: {msg}")]
+    Json {
+        /// The file (or `<stdin>`).
+        source_name: String,
+        /// 1-based line of the error.
+        line: usize,
+        /// 1-based column of the error.
+        column: usize,
+        /// serde_json's description.
+        msg: String,
+    },
+    /// The input is JSON but not of the expected shape.
+    #[error("{source_name}: {at}: {msg}")]
+    Input {
+        /// The file (or `<stdin>`).
+        source_name: String,
+        /// Where in the document (`messages[3].role`).
+        at: String,
+        /// What is wrong.
+        msg: String,
+    },
+    /// A history breaks the pairing rule between tool calls and results.
+    #[error(
+        "{source_name}: {source}; every tool result must answer a call of the assistant message just before it"
+    )]
+    Pairing {
+        /// The file (or `<stdin>`).
+        source_name: String,
+        /// The broken rule.
+        source: PairingError,
+    },
+    /// A policy value out of range.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    /// A strategy name that does not parse.
+    #[error(transparent)]
+    Strategy(#[from] StrategyError),
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}

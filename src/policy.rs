@@ -1,0 +1,124 @@
+//! The policy every strategy shares (DESIGN §5): the window, the threshold, how many recent
+//! requests are protected, and the room kept for the reply.
+
+use std::fmt;
+
+/// When to compact, and what never to touch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Policy {
+    /// The model's context window, in tokens.
+    pub window: u64,
+    /// Compact once a request's estimate passes this fraction of the window (0 < t ≤ 1).
+    pub threshold: f64,
+    /// The last N user requests, and everything after them, are never touched (N ≥ 1).
+    pub keep_recent_turns: usize,
+    /// Tokens kept free for the reply.
+    pub reply_reserve: u64,
+}
+
+/// A policy no strategy can work with.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PolicyError(pub String);
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+impl Policy {
+    /// The defaults for a window: threshold 0.8, keep 2, no reply reserve.
+    pub fn new(window: u64) -> Policy {
+        Policy {
+            window,
+            threshold: 0.8,
+            keep_recent_turns: 2,
+            reply_reserve: 0,
+        }
+    }
+
+    /// Checks the ranges: window > 0, 0 < threshold ≤ 1, keep ≥ 1, reserve < window.
+    pub fn validate(&self) -> Result<(), PolicyError> {
+        if self.window == 0 {
+            return Err(PolicyError("the window must be at least 1 token".into()));
+        }
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(PolicyError(format!(
+                "the threshold must be in (0, 1], a fraction of the window; got {}",
+                self.threshold
+            )));
+        }
+        if self.keep_recent_turns == 0 {
+            return Err(PolicyError(
+                "keep must be at least 1: the request being answered is always kept".into(),
+            ));
+        }
+        if self.reply_reserve >= self.window {
+            return Err(PolicyError(format!(
+                "the reply reserve ({}) must be smaller than the window ({})",
+                self.reply_reserve, self.window
+            )));
+        }
+        Ok(())
+    }
+
+    /// The estimate a request may reach: `min(floor(window × threshold), window − reply_reserve)`,
+    /// with the product taken on the threshold's decimal digits, not on its binary float.
+    pub fn limit(&self) -> u64 {
+        floor_times_decimal(self.window, self.threshold)
+            .min(self.window.saturating_sub(self.reply_reserve))
+    }
+}
+
+/// `floor(n × x)` where `x` is read as the shortest decimal that prints as it (`0.7` is 7/10).
+fn floor_times_decimal(n: u64, x: f64) -> u64 {
+    let text = format!("{x}");
+    let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let digits: String = format!("{int}{frac}");
+    let (Ok(numerator), Some(denominator)) = (
+        digits.parse::<u128>(),
+        10u128.checked_pow(frac.len() as u32),
+    ) else {
+        // Not a plain decimal (negative, or absurdly precise): fall back to the float product.
+        return (n as f64 * x).floor().max(0.0) as u64;
+    };
+    u64::try_from(u128::from(n) * numerator / denominator).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_uses_decimal_threshold_and_reserve() {
+        let limit = |window, threshold, reply_reserve| {
+            Policy {
+                window,
+                threshold,
+                keep_recent_turns: 2,
+                reply_reserve,
+            }
+            .limit()
+        };
+        assert_eq!(limit(8000, 0.8, 0), 6400);
+        // 0.7 × 8000 and 0.57 × 100 are not exact in binary floats; the decimal product is.
+        assert_eq!(limit(8000, 0.7, 0), 5600);
+        assert_eq!(limit(100, 0.57, 0), 57);
+        assert_eq!(limit(1001, 0.5, 0), 500);
+        assert_eq!(limit(8000, 1.0, 0), 8000);
+        assert_eq!(limit(8000, 0.95, 1000), 7000);
+    }
+
+    #[test]
+    fn validation_names_the_bad_value() {
+        let mut p = Policy::new(8000);
+        assert!(p.validate().is_ok());
+        p.threshold = 1.5;
+        assert_eq!(
+            p.validate().map_err(|e| e.to_string()),
+            Err("the threshold must be in (0, 1], a fraction of the window; got 1.5".into())
+        );
+    }
+}

@@ -1,0 +1,185 @@
+//! Exact counts with OpenAI's BPE encodings (`bpe-openai`, the same token ids as tiktoken) and
+//! OpenAI's published message framing.
+//!
+//! A message costs 3 + BPE(role) + BPE(content text) + [1 + BPE(name)] + Σ over its tool calls of
+//! [BPE(function name) + BPE(arguments) + 3]; a request adds 3 (the cookbook's
+//! `num_tokens_from_messages`, with ctxbench's tool-call term). Ids and other fields cost 0.
+//!
+//! Every text is tokenized once per process: counts are cached by text in a map shared by all
+//! counters of the same encoding. The cache holds exact counts only.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use bpe_openai::Tokenizer;
+use serde_json::Value;
+
+use super::TokenCounter;
+use super::tools::{ToolConstants, tool_schema_tokens};
+use crate::message::Message;
+
+/// Tokens per message, per name, and to prime the reply, as in OpenAI's cookbook.
+const PER_MESSAGE: u64 = 3;
+const PER_NAME: u64 = 1;
+const PER_REQUEST: u64 = 3;
+/// ctxbench's convention for the framing of one tool call.
+const PER_CALL: u64 = 3;
+
+/// An exact counter for one encoding.
+pub struct Bpe {
+    name: &'static str,
+    tokenizer: &'static Tokenizer,
+    tools: ToolConstants,
+    cache: Mutex<HashMap<Box<str>, u32>>,
+}
+
+impl Bpe {
+    /// GPT-4o's encoding, with gpt-4o's tool-schema constants. One shared instance per process.
+    pub fn o200k() -> Arc<Bpe> {
+        static SHARED: OnceLock<Arc<Bpe>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| {
+                Arc::new(Bpe::new(
+                    "o200k",
+                    bpe_openai::o200k_base(),
+                    ToolConstants::GPT_4O,
+                ))
+            })
+            .clone()
+    }
+
+    /// GPT-4's encoding, with gpt-4's tool-schema constants. One shared instance per process.
+    pub fn cl100k() -> Arc<Bpe> {
+        static SHARED: OnceLock<Arc<Bpe>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| {
+                Arc::new(Bpe::new(
+                    "cl100k",
+                    bpe_openai::cl100k_base(),
+                    ToolConstants::GPT_4,
+                ))
+            })
+            .clone()
+    }
+
+    fn new(name: &'static str, tokenizer: &'static Tokenizer, tools: ToolConstants) -> Bpe {
+        Bpe {
+            name,
+            tokenizer,
+            tools,
+            cache: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Tokens of a plain text, with no framing.
+    pub fn text(&self, text: &str) -> u64 {
+        if text.is_empty() {
+            return 0;
+        }
+        if let Some(&n) = self.lock().get(text) {
+            return u64::from(n);
+        }
+        // Tokenize outside the lock so parallel runs do not wait on each other.
+        let n = self.tokenizer.count(text);
+        let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+        self.lock().insert(text.into(), n32);
+        n as u64
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, u32>> {
+        // A panic while holding the lock cannot leave a wrong count behind: entries are whole.
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl TokenCounter for Bpe {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn prefix_units(&self, system: Option<&Message>, tools: &[Value]) -> u64 {
+        let system = system.map_or(0, |m| self.message_units(m));
+        system + tool_schema_tokens(tools, self.tools, &|t| self.text(t))
+    }
+
+    fn message_units(&self, message: &Message) -> u64 {
+        let mut n = PER_MESSAGE + self.text(message.role().as_str()) + self.text(&message.text());
+        if let Some(name) = message.name() {
+            n += PER_NAME + self.text(name);
+        }
+        for call in message.calls() {
+            n += self.text(call.name) + self.text(call.arguments) + PER_CALL;
+        }
+        n
+    }
+
+    fn tokens(&self, units: u64) -> u64 {
+        units + PER_REQUEST
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The example conversation of OpenAI's cookbook "How to count tokens with tiktoken".
+    fn cookbook() -> Vec<Message> {
+        let v = json!([
+            {"role": "system", "content": "You are a helpful, pattern-following assistant that translates corporate jargon into plain English."},
+            {"role": "system", "name": "example_user", "content": "New synergies will help drive top-line growth."},
+            {"role": "system", "name": "example_assistant", "content": "Things working well together will increase revenue."},
+            {"role": "system", "name": "example_user", "content": "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage."},
+            {"role": "system", "name": "example_assistant", "content": "Let's talk later when we're less busy about how to do better."},
+            {"role": "user", "content": "This late pivot means we don't have time to boil the ocean for the client deliverable."},
+        ]);
+        serde_json::from_value(v).expect("valid messages")
+    }
+
+    #[test]
+    fn cookbook_example_counts_as_published() {
+        let messages = cookbook();
+        let (system, rest) = messages.split_first().expect("non-empty");
+        assert_eq!(Bpe::o200k().count(Some(system), rest, &[]), 124);
+        assert_eq!(Bpe::cl100k().count(Some(system), rest, &[]), 129);
+    }
+
+    #[test]
+    fn cookbook_weather_tool_counts_as_published() {
+        // The cookbook's function-calling example: 101 tokens for gpt-4o, 105 for gpt-4.
+        let messages: Vec<Message> = serde_json::from_value(json!([
+            {"role": "system", "content": "You are a helpful assistant that can answer to questions about the weather."},
+            {"role": "user", "content": "What's the weather like in San Francisco?"},
+        ]))
+        .expect("valid");
+        let tools = json!([{
+            "type": "function",
+            "function": {
+                "name": "get_current_weather",
+                "description": "Get the current weather in a given location",
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
+                        "unit": {"type": "string", "description": "The unit of temperature to return", "enum": ["celsius", "fahrenheit"]},
+                    },
+                    "required": ["location"],
+                },
+            }
+        }]);
+        let tools = tools.as_array().expect("array").clone();
+        let (system, rest) = messages.split_first().expect("non-empty");
+        assert_eq!(Bpe::o200k().count(Some(system), rest, &tools), 101);
+        assert_eq!(Bpe::cl100k().count(Some(system), rest, &tools), 105);
+    }
+
+    #[test]
+    fn a_request_is_the_sum_of_its_messages() {
+        let messages = cookbook();
+        let bpe = Bpe::o200k();
+        let parts: u64 = messages.iter().map(|m| bpe.message_units(m)).sum();
+        assert_eq!(bpe.count(None, &messages, &[]), parts + PER_REQUEST);
+    }
+}

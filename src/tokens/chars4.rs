@@ -1,0 +1,104 @@
+//! `chars4` and `chars4-py`: the seed's "about four characters per token" estimates.
+//!
+//! TypeScript: `ceil((SYSTEM.length + Σ JSON.stringify(m).length) / 4)`, lengths in UTF-16 units.
+//! Python: `ceil((len(SYSTEM) + Σ len(json.dumps(m))) / 4)`, lengths in code points of the
+//! ASCII-escaped text. One ceiling per request; tool schemas are ignored, as the seed does.
+
+use serde_json::Value;
+
+use super::TokenCounter;
+use super::json_len::{code_points, js_object_len, py_object_len, utf16_len};
+use crate::message::Message;
+
+/// Which listing of the seed the estimate follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chars4Flavor {
+    /// The TypeScript listing.
+    Js,
+    /// The Python listing.
+    Py,
+}
+
+/// The four-characters-per-token estimate.
+#[derive(Clone, Copy, Debug)]
+pub struct Chars4 {
+    flavor: Chars4Flavor,
+}
+
+impl Chars4 {
+    /// An estimator following one listing of the seed.
+    pub fn new(flavor: Chars4Flavor) -> Chars4 {
+        Chars4 { flavor }
+    }
+
+    /// Length of a plain text (the system prompt) in this flavor's units.
+    pub fn text_len(&self, text: &str) -> u64 {
+        match self.flavor {
+            Chars4Flavor::Js => utf16_len(text),
+            Chars4Flavor::Py => code_points(text),
+        }
+    }
+}
+
+impl TokenCounter for Chars4 {
+    fn name(&self) -> &'static str {
+        match self.flavor {
+            Chars4Flavor::Js => "chars4",
+            Chars4Flavor::Py => "chars4-py",
+        }
+    }
+
+    fn prefix_units(&self, system: Option<&Message>, _tools: &[Value]) -> u64 {
+        system.map_or(0, |m| self.text_len(&m.text()))
+    }
+
+    fn message_units(&self, message: &Message) -> u64 {
+        let object = message.as_map();
+        match self.flavor {
+            Chars4Flavor::Js => js_object_len(object),
+            Chars4Flavor::Py => py_object_len(object),
+        }
+    }
+
+    fn tokens(&self, units: u64) -> u64 {
+        units.div_ceil(4)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn message(v: Value) -> Message {
+        Message::from_value(v).expect("valid")
+    }
+
+    #[test]
+    fn matches_the_seeds_typescript_estimate() {
+        // ceil((SYSTEM.length + Σ JSON.stringify(m).length) / 4), computed by hand and under Node.
+        let system = Message::new(
+            crate::Role::System,
+            "You are the support assistant of a bike shop.",
+        );
+        let history = [
+            message(
+                json!({"role": "user", "content": "Hi! My order #4471 came with a bent front wheel."}),
+            ),
+            message(json!({"role": "assistant", "content": "🚲 On it 👍"})),
+        ];
+        let c = Chars4::new(Chars4Flavor::Js);
+        // 45 + 76 + 44 = 165 units, ceil(165 / 4) = 42.
+        assert_eq!(c.message_units(&history[0]), 76);
+        assert_eq!(c.message_units(&history[1]), 44);
+        assert_eq!(c.count(Some(&system), &history, &[]), 42);
+    }
+
+    #[test]
+    fn python_flavor_escapes_non_ascii() {
+        let c = Chars4::new(Chars4Flavor::Py);
+        let m = message(json!({"role": "assistant", "content": "🚲 On it 👍"}));
+        // {"role": "assistant", "content": "\ud83d\udeb2 On it \ud83d\udc4d"} is 67 characters.
+        assert_eq!(c.message_units(&m), 67);
+    }
+}

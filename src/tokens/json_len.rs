@@ -1,0 +1,219 @@
+//! Lengths of JSON texts as the seed's two listings measure them, without building the text.
+//!
+//! [`js_len`] is `JSON.stringify(value).length`: compact separators, UTF-16 code units, only `"`,
+//! `\` and control characters escaped. [`py_len`] is `len(json.dumps(value))` with Python's
+//! defaults: `", "` and `": "` separators and `ensure_ascii`, which escapes everything outside
+//! `' '..='~'` (U+007F included) as `\uXXXX`, astral characters as two of them.
+//! Numbers follow each language's shortest round-trip formatting rules.
+
+use serde_json::{Map, Number, Value};
+
+/// `JSON.stringify(value).length` in UTF-16 code units.
+pub fn js_len(value: &Value) -> u64 {
+    len(value, &JS)
+}
+
+/// `len(json.dumps(value))` in code points, with Python's default arguments.
+pub fn py_len(value: &Value) -> u64 {
+    len(value, &PY)
+}
+
+/// [`js_len`] of an object, without wrapping it in a `Value`.
+pub fn js_object_len(map: &Map<String, Value>) -> u64 {
+    object_len(map, &JS)
+}
+
+/// [`py_len`] of an object, without wrapping it in a `Value`.
+pub fn py_object_len(map: &Map<String, Value>) -> u64 {
+    object_len(map, &PY)
+}
+
+/// Length of `s` in UTF-16 code units (JavaScript's `.length`).
+pub fn utf16_len(s: &str) -> u64 {
+    s.chars().map(|c| c.len_utf16() as u64).sum()
+}
+
+/// Length of `s` in code points (Python's `len`).
+pub fn code_points(s: &str) -> u64 {
+    s.chars().count() as u64
+}
+
+struct Dialect {
+    /// Separator between items, and between a key and its value.
+    item_sep: u64,
+    key_sep: u64,
+    string: fn(&str) -> u64,
+    float: fn(f64) -> u64,
+}
+
+const JS: Dialect = Dialect {
+    item_sep: 1,
+    key_sep: 1,
+    string: js_string_len,
+    float: js_float_len,
+};
+const PY: Dialect = Dialect {
+    item_sep: 2,
+    key_sep: 2,
+    string: py_string_len,
+    float: py_float_len,
+};
+
+fn len(value: &Value, d: &Dialect) -> u64 {
+    match value {
+        Value::Null => 4,
+        Value::Bool(true) => 4,
+        Value::Bool(false) => 5,
+        Value::Number(n) => number_len(n, d),
+        Value::String(s) => (d.string)(s),
+        Value::Array(items) => {
+            let inner: u64 = items.iter().map(|v| len(v, d)).sum();
+            2 + inner + d.item_sep * (items.len().saturating_sub(1) as u64)
+        }
+        Value::Object(map) => object_len(map, d),
+    }
+}
+
+fn object_len(map: &Map<String, Value>, d: &Dialect) -> u64 {
+    let inner: u64 = map
+        .iter()
+        .map(|(k, v)| (d.string)(k) + d.key_sep + len(v, d))
+        .sum();
+    2 + inner + d.item_sep * (map.len().saturating_sub(1) as u64)
+}
+
+fn number_len(n: &Number, d: &Dialect) -> u64 {
+    if let Some(i) = n.as_i64() {
+        decimal_len(i.unsigned_abs()) + u64::from(i < 0)
+    } else if let Some(u) = n.as_u64() {
+        decimal_len(u)
+    } else {
+        (d.float)(n.as_f64().unwrap_or(0.0))
+    }
+}
+
+fn decimal_len(mut n: u64) -> u64 {
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
+}
+
+fn js_string_len(s: &str) -> u64 {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            c if (c as u32) < 0x20 => 6,
+            c => c.len_utf16() as u64,
+        })
+        .sum::<u64>()
+}
+
+fn py_string_len(s: &str) -> u64 {
+    2 + s
+        .chars()
+        .map(|c| match c {
+            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
+            ' '..='~' => 1,
+            c => 6 * c.len_utf16() as u64,
+        })
+        .sum::<u64>()
+}
+
+/// The shortest round-trip digits of a finite, non-zero `x` and the position of the decimal
+/// point relative to them (`x = 0.d1d2… × 10^point`).
+fn digits_and_point(x: f64) -> (u64, i64) {
+    let sci = format!("{:e}", x.abs());
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).count() as u64;
+    (digits, exponent.parse::<i64>().unwrap_or(0) + 1)
+}
+
+fn exponent_len(e: i64, min_digits: u64) -> u64 {
+    decimal_len(e.unsigned_abs()).max(min_digits)
+}
+
+/// `Number.prototype.toString` (ECMA-262 Number::toString, radix 10).
+fn js_float_len(x: f64) -> u64 {
+    let sign = u64::from(x < 0.0);
+    if x == 0.0 {
+        return 1;
+    }
+    let (k, n) = digits_and_point(x);
+    let body = if (k as i64) <= n && n <= 21 {
+        n as u64
+    } else if 0 < n && n <= 21 {
+        k + 1
+    } else if -6 < n && n <= 0 {
+        2 + n.unsigned_abs() + k
+    } else {
+        let mantissa = if k == 1 { 1 } else { k + 1 };
+        mantissa + 2 + exponent_len(n - 1, 1)
+    };
+    sign + body
+}
+
+/// Python's `float.__repr__`: fixed notation with at least one decimal, unless the point is more
+/// than 16 places left or 4 right of the digits, then `d.ddde±XX`.
+fn py_float_len(x: f64) -> u64 {
+    let sign = u64::from(x.is_sign_negative());
+    if x == 0.0 {
+        return sign + 3;
+    }
+    let (k, n) = digits_and_point(x);
+    let body = if -4 < n && n <= 16 {
+        if n <= 0 {
+            2 + n.unsigned_abs() + k
+        } else if (k as i64) <= n {
+            n as u64 + 2
+        } else {
+            k + 1
+        }
+    } else {
+        let mantissa = if k == 1 { 1 } else { k + 1 };
+        mantissa + 2 + exponent_len(n - 1, 2)
+    };
+    sign + body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn js_lengths_match_json_stringify() {
+        // Expected values are JSON.stringify(v).length as printed by Node.
+        let check = |v: Value, expect: u64| assert_eq!(js_len(&v), expect, "{v}");
+        check(json!({"role": "user", "content": "hi"}), 30);
+        check(json!({"a": null, "b": [true, false, 1, -20]}), 33);
+        check(json!("é😀\n\u{1}\"/"), 16);
+        check(json!([]), 2);
+        check(json!(1.5), 3);
+        check(json!(1e21), 5);
+        check(json!(1e20), 21);
+        check(json!(1.25e-7), 7);
+        check(json!(0.000001), 8);
+        check(json!(-123.456), 8);
+    }
+
+    #[test]
+    fn py_lengths_match_json_dumps() {
+        // Expected values are len(json.dumps(v)) as printed by CPython 3.11.
+        let check = |v: Value, expect: u64| assert_eq!(py_len(&v), expect, "{v}");
+        check(json!({"role": "user", "content": "hi"}), 33);
+        check(json!({"a": null, "b": [true, false, 1, -20]}), 39);
+        check(json!("é😀\n\u{1}\"/\u{7f}"), 37);
+        check(json!({}), 2);
+        check(json!(1.5), 3);
+        check(json!(1e16), 5);
+        check(json!(1e15), 18);
+        check(json!(0.0001), 6);
+        check(json!(0.00001), 5);
+        check(json!(-123.456), 8);
+        check(json!(1.0), 3);
+    }
+}

@@ -1,0 +1,100 @@
+//! Token counting (DESIGN §4): the estimators a compactor decides with, and the exact counts a
+//! provider bills with.
+//!
+//! A count is a sum. Each counter splits a request into a fixed *prefix* (system prompt and tool
+//! schemas), one cost per message, and a last step that turns the summed units into tokens
+//! (`chars4` divides characters by four, rounding up once per request; BPE adds the 3 tokens
+//! that prime the reply). So a compactor keeps one cost per message and a running total, and
+//! rewriting one message costs one message's count, not a re-count of the request.
+
+mod bpe;
+mod chars4;
+pub mod json_len;
+mod tools;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::message::Message;
+
+pub use bpe::Bpe;
+pub use chars4::{Chars4, Chars4Flavor};
+
+/// Counts requests in tokens, as a sum of per-message costs.
+pub trait TokenCounter: Send + Sync {
+    /// The counter's name as the command line spells it (`chars4`, `o200k`, …).
+    fn name(&self) -> &'static str;
+
+    /// Units of the part no compactor touches: the system prompt (if any) and the tool schemas.
+    fn prefix_units(&self, system: Option<&Message>, tools: &[Value]) -> u64;
+
+    /// Units of one history message.
+    fn message_units(&self, message: &Message) -> u64;
+
+    /// Tokens of a request whose parts sum to `units`. Non-decreasing in `units`.
+    fn tokens(&self, units: u64) -> u64;
+
+    /// Tokens of a whole request.
+    fn count(&self, system: Option<&Message>, messages: &[Message], tools: &[Value]) -> u64 {
+        let units = self.prefix_units(system, tools)
+            + messages.iter().map(|m| self.message_units(m)).sum::<u64>();
+        self.tokens(units)
+    }
+}
+
+/// The counters the command line can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CounterKind {
+    /// The seed's TypeScript estimate: UTF-16 length of `JSON.stringify`, over 4.
+    Chars4,
+    /// The seed's Python estimate: length of `json.dumps` (ASCII escapes), over 4.
+    Chars4Py,
+    /// Exact BPE with GPT-4o's `o200k_base`, plus OpenAI's message framing.
+    O200k,
+    /// Exact BPE with GPT-4's `cl100k_base`, plus OpenAI's message framing.
+    Cl100k,
+}
+
+impl CounterKind {
+    /// Every kind, in the order help texts list them.
+    pub const ALL: [CounterKind; 4] = [
+        CounterKind::Chars4,
+        CounterKind::Chars4Py,
+        CounterKind::O200k,
+        CounterKind::Cl100k,
+    ];
+
+    /// The command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CounterKind::Chars4 => "chars4",
+            CounterKind::Chars4Py => "chars4-py",
+            CounterKind::O200k => "o200k",
+            CounterKind::Cl100k => "cl100k",
+        }
+    }
+
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<CounterKind> {
+        CounterKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// A counter of this kind. BPE counters share one process-wide cache per encoding, so runs
+    /// in one process tokenize the same text once.
+    pub fn counter(self) -> Arc<dyn TokenCounter> {
+        match self {
+            CounterKind::Chars4 => Arc::new(Chars4::new(Chars4Flavor::Js)),
+            CounterKind::Chars4Py => Arc::new(Chars4::new(Chars4Flavor::Py)),
+            CounterKind::O200k => Bpe::o200k(),
+            CounterKind::Cl100k => Bpe::cl100k(),
+        }
+    }
+}
+
+impl fmt::Display for CounterKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
