@@ -34,13 +34,14 @@ pub enum Error {
     },
     /// A history breaks the pairing rule between tool calls and results.
     #[error(
-        "{source_name}: {source}; every tool result must answer a call of the assistant message just before it"
+        "{source_name}: {broken}; every tool result must answer a call of the assistant message just before it, \
+         and every call needs its result before the next message"
     )]
     Pairing {
         /// The file (or `<stdin>`).
         source_name: String,
-        /// The broken rule.
-        source: PairingError,
+        /// Where and how the rule is broken.
+        broken: PairingError,
     },
     /// A policy value out of range.
     #[error(transparent)]

@@ -10,6 +10,7 @@
 //! - [`policy`]: window, threshold, protected requests, reply reserve, and the limit they give.
 //! - [`compact`]: strategies, pipelines, and the [`Compactor`] that runs them.
 //! - [`request_body`]: a chat request body as read and written by `ctxbench compact`.
+//! - [`human`]: numbers formatted for people (thousands separators, percentages).
 //!
 //! The library does no IO and never prints; the `ctxbench` binary is a thin shell over it.
 //!
@@ -32,6 +33,7 @@
 pub mod compact;
 pub mod conversation;
 mod error;
+pub mod human;
 pub mod message;
 pub mod pairing;
 pub mod policy;

@@ -50,10 +50,10 @@ impl fmt::Display for PairingError {
         match self {
             PairingError::OrphanResult { index, id } => write!(
                 f,
-                "message {index}: tool result for {id:?} answers no call of the assistant message before it"
+                "messages[{index}]: tool result for {id:?} answers no call of the assistant message before it"
             ),
             PairingError::DuplicateResult { index, id } => {
-                write!(f, "message {index}: a second tool result for call {id:?}")
+                write!(f, "messages[{index}]: a second tool result for call {id:?}")
             }
             PairingError::UnansweredCall {
                 index,
@@ -61,7 +61,7 @@ impl fmt::Display for PairingError {
                 interrupted_by,
             } => write!(
                 f,
-                "message {index}: tool call {id:?} has no result before message {interrupted_by}"
+                "messages[{index}]: tool call {id:?} has no result before messages[{interrupted_by}]"
             ),
         }
     }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::conversation::Conversation;
 use crate::error::Error;
 use crate::message::{Message, kind};
+use crate::pairing::check_pairing;
 
 /// A parsed request body and the shape to write it back in.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +85,10 @@ impl RequestBody {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        check_pairing(&messages).map_err(|broken| Error::Pairing {
+            source_name: source_name.to_owned(),
+            broken,
+        })?;
         Ok(RequestBody {
             conversation: Conversation::from_messages(messages, tools),
             rest,

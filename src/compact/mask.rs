@@ -68,7 +68,7 @@ pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
     }
     let mut candidates: Vec<(usize, u64)> = Vec::new();
     for (i, tool) in old_results(work, p.keep) {
-        if p.exclude.iter().any(|t| *t == tool) {
+        if p.exclude.contains(&tool) {
             continue;
         }
         if work.messages()[i]

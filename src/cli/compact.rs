@@ -1,0 +1,239 @@
+//! `ctxbench compact`: compact one real conversation and show what the strategy did.
+//!
+//! Reads a chat request body (or a bare message array) from FILE or stdin, writes the compacted
+//! body in the same shape to stdout, and a report to stderr (`--report json` for machines).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, ValueEnum};
+use ctxbench::human::{percent_change, thousands};
+use ctxbench::{Compaction, Compactor, Conversation, RequestBody, Strategy, check_pairing};
+use serde::Serialize;
+
+use super::policy_args::PolicyArgs;
+
+/// Compact a real OpenAI-format conversation and report what the strategy did.
+///
+/// Input: a chat request body `{"messages": [...], "tools": [...]}` or a bare array of messages.
+/// The first system message before the first user message is the system prompt, never compacted.
+/// The compacted conversation goes to stdout in the same shape, other fields unchanged; the
+/// report goes to stderr.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json"
+)]
+pub struct CompactArgs {
+    /// The conversation to compact; stdin when absent or `-`.
+    #[arg(value_name = "FILE")]
+    file: Option<PathBuf>,
+
+    /// Strategy: stages joined by `+`, parameters after `:` (e.g. `mask:m=5,trigger=always+drop`).
+    /// Stages: none, truncate, drop, mask, window, clear-tool-uses, reference.
+    #[arg(long, default_value = "truncate+drop", value_name = "STRATEGY")]
+    strategy: String,
+
+    #[command(flatten)]
+    policy: PolicyArgs,
+
+    /// The report's format on stderr.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    report: ReportFormat,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    /// Aligned lines for people.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// The machine-readable report (DESIGN §9), one object on stderr.
+#[derive(Debug, Serialize)]
+struct Report {
+    /// Canonical strategy name.
+    strategy: String,
+    /// The estimator the compactor decided with.
+    estimator: &'static str,
+    /// The true counter.
+    tokenizer: &'static str,
+    /// The estimate a request may reach, in tokens.
+    limit: u64,
+    /// The context window, in tokens.
+    window: u64,
+    /// The threshold, a fraction of the window.
+    threshold: f64,
+    /// Requests never touched at the end of the history.
+    keep_recent_turns: usize,
+    /// Tokens kept free for the reply.
+    reply_reserve: u64,
+    /// The request before compaction.
+    before: Side,
+    /// The request after compaction.
+    after: Side,
+    /// Tool results replaced by a truncation note.
+    truncated: usize,
+    /// Messages removed.
+    dropped: usize,
+    /// Tool results replaced by a placeholder.
+    masked: usize,
+    /// `after.estimated <= limit`.
+    fits: bool,
+    /// `after.true <= window`.
+    fits_window: bool,
+    /// The compacted history keeps the pairing rule.
+    pairing_ok: bool,
+    /// Calls of the final assistant message without results yet.
+    pending_calls: usize,
+}
+
+/// One side of the comparison; token figures are whole requests.
+#[derive(Debug, Serialize)]
+struct Side {
+    /// Messages, system prompt included.
+    messages: usize,
+    /// The estimator's count, in tokens.
+    estimated: u64,
+    /// The true count, in tokens.
+    #[serde(rename = "true")]
+    true_tokens: u64,
+}
+
+pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
+    let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
+    let policy = args.policy.policy()?;
+    let estimator = args.policy.estimator()?;
+    let tokenizer = args.policy.tokenizer()?;
+    let (text, source_name) = read_input(args.file.as_ref())?;
+    let mut body = RequestBody::parse(&text, &source_name)?;
+
+    let true_count = |c: &Conversation| tokenizer.count(c.system.as_ref(), &c.messages, &c.tools);
+    let message_count = |c: &Conversation| c.messages.len() + usize::from(c.system.is_some());
+    let before = Side {
+        messages: message_count(&body.conversation),
+        estimated: 0,
+        true_tokens: true_count(&body.conversation),
+    };
+    let mut compactor = Compactor::new(strategy, policy.clone(), estimator);
+    let done = compactor.compact(&mut body.conversation);
+    let before = Side {
+        estimated: done.tokens_before,
+        ..before
+    };
+    let after = Side {
+        messages: message_count(&body.conversation),
+        estimated: done.tokens_after,
+        true_tokens: true_count(&body.conversation),
+    };
+    let pairing = check_pairing(&body.conversation.messages);
+    let report = Report {
+        strategy: compactor.strategy().to_string(),
+        estimator: compactor.estimator_name(),
+        tokenizer: tokenizer.name(),
+        limit: done.limit,
+        window: policy.window,
+        threshold: policy.threshold,
+        keep_recent_turns: policy.keep_recent_turns,
+        reply_reserve: policy.reply_reserve,
+        fits: after.estimated <= done.limit,
+        fits_window: after.true_tokens <= policy.window,
+        before,
+        after,
+        truncated: done.counts.truncated,
+        dropped: done.counts.dropped,
+        masked: done.counts.masked,
+        pairing_ok: pairing.is_ok(),
+        pending_calls: pairing.map_or(0, |p| p.pending_calls),
+    };
+
+    let out =
+        serde_json::to_string_pretty(&body.into_value()).context("writing the conversation")?;
+    println!("{out}");
+    match args.report {
+        ReportFormat::Json => eprintln!(
+            "{}",
+            serde_json::to_string(&report).context("writing the report")?
+        ),
+        ReportFormat::Text => eprint!("{}", text_report(&report, &done)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read_input(file: Option<&PathBuf>) -> anyhow::Result<(String, String)> {
+    match file.filter(|f| f.as_os_str() != "-") {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            Ok((text, path.display().to_string()))
+        }
+        None => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read stdin")?;
+            Ok((text, "<stdin>".into()))
+        }
+    }
+}
+
+fn text_report(r: &Report, done: &Compaction) -> String {
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let est = format!("estimated ({})", r.estimator);
+    let tru = format!("true ({})", r.tokenizer);
+    let w = est.len().max(12);
+    let row = |label: &str, s: &Side| {
+        format!(
+            "{label:<10}{:>9}  {:>w$}  {:>12}\n",
+            s.messages,
+            thousands(s.estimated),
+            thousands(s.true_tokens)
+        )
+    };
+    let mut out = String::new();
+    out.push_str(&format!("strategy  {}\n", r.strategy));
+    out.push_str(&format!(
+        "policy    window {} · threshold {} · keep {} · reply reserve {} → limit {}\n",
+        thousands(r.window),
+        r.threshold,
+        r.keep_recent_turns,
+        thousands(r.reply_reserve),
+        thousands(r.limit)
+    ));
+    out.push_str(&format!(
+        "{:<10}{:>9}  {est:>w$}  {tru:>12}\n",
+        "", "messages"
+    ));
+    out.push_str(&row("before", &r.before));
+    out.push_str(&row("after", &r.after));
+    out.push_str(&format!(
+        "changed   {} truncated · {} masked · {} dropped · true tokens {}\n",
+        r.truncated,
+        r.masked,
+        r.dropped,
+        percent_change(r.before.true_tokens, r.after.true_tokens)
+    ));
+    let cmp = |fits: bool| if fits { "≤" } else { ">" };
+    out.push_str(&format!(
+        "fits      {}: estimate {} {} limit {}; within the window: {} (true {} {} {})\n",
+        yes(r.fits),
+        thousands(r.after.estimated),
+        cmp(r.fits),
+        thousands(r.limit),
+        yes(r.fits_window),
+        thousands(r.after.true_tokens),
+        cmp(r.fits_window),
+        thousands(r.window)
+    ));
+    if done.cannot_fit {
+        out.push_str("          the strategy did all it could and is still over the limit\n");
+    }
+    out.push_str(&format!(
+        "pairing   {} · {} pending calls\n",
+        if r.pairing_ok { "ok" } else { "BROKEN" },
+        r.pending_calls
+    ));
+    out
+}

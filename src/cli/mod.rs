@@ -1,0 +1,40 @@
+//! Command-line parsing (clap) and dispatch. Raw flags are turned into the library's plain
+//! config values here; `anyhow` stays on this side of the line.
+
+mod compact;
+mod policy_args;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Measures context compaction in LLM agent loops: what each strategy costs and what it breaks.
+#[derive(Debug, Parser)]
+#[command(name = "ctxbench", version, about, long_about = None, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    Compact(compact::CompactArgs),
+}
+
+/// Exit code for input that cannot be used (bad file, bad flag value).
+const EXIT_BAD_INPUT: u8 = 2;
+
+/// Parses the command line and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Compact(args) => compact::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            ExitCode::from(EXIT_BAD_INPUT)
+        }
+    }
+}

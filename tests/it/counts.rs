@@ -1,0 +1,40 @@
+//! Exact counts against OpenAI's tiktoken, with DESIGN §4's recipe (`../shared/vectors/counts.jsonl`).
+
+use ctxbench::{Conversation, CounterKind, Message};
+use serde_json::Value;
+
+use crate::shared::{jsonl, shared};
+
+#[test]
+fn bpe_counts_equal_tiktoken() {
+    let Some(path) = shared("vectors/counts.jsonl") else {
+        return;
+    };
+    let cases = jsonl(&path);
+    assert!(cases.len() >= 100);
+    for (n, case) in cases.iter().enumerate() {
+        let request = &case["request"];
+        let messages: Vec<Message> =
+            serde_json::from_value(request["messages"].clone()).expect("valid messages");
+        let tools = request
+            .get("tools")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let c = Conversation::from_messages(messages, tools);
+        for (kind, field) in [
+            (CounterKind::O200k, "o200k"),
+            (CounterKind::Cl100k, "cl100k"),
+        ] {
+            let got = kind
+                .counter()
+                .count(c.system.as_ref(), &c.messages, &c.tools);
+            assert_eq!(
+                Some(got),
+                case[field].as_u64(),
+                "counts.jsonl line {}: {field}",
+                n + 1
+            );
+        }
+    }
+}
