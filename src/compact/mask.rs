@@ -2,20 +2,13 @@
 //! old tool results by a short placeholder, oldest first.
 //!
 //! Both protect the last tool results rather than the last requests, so they work inside one
-//! long request. Neither touches the preamble, results whose content is not a string, or a
-//! result whose placeholder would not cost less: they never raise the estimate.
+//! long request. Neither touches the preamble, results whose content is not a string, results
+//! that already hold a placeholder (theirs or another stage's), or a result whose placeholder
+//! would not cost less: they never raise the estimate.
 
+use super::notes::{CLEARED, is_placeholder, mask_placeholder};
 use super::work::{Work, tool_results};
 use crate::conversation::first_user;
-
-/// What `mask` writes in place of a result.
-pub fn mask_placeholder(tool: &str, content: &str) -> String {
-    let chars: usize = content.chars().map(char::len_utf16).sum();
-    format!("[Output of {tool} omitted: {chars} chars]")
-}
-
-/// What `clear-tool-uses` writes in place of a result.
-pub const CLEARED: &str = "[cleared]";
 
 /// Tool results after the preamble and older than the last `protect` results, oldest first.
 fn old_results(work: &Work<'_>, protect: usize) -> Vec<(usize, String)> {
@@ -37,7 +30,7 @@ pub(crate) fn mask(work: &mut Work<'_>, m: usize, always: bool) {
         let Some(content) = work.messages()[i].content_str() else {
             continue;
         };
-        if content.starts_with("[Output of ") {
+        if is_placeholder(content) {
             continue;
         }
         let placeholder = mask_placeholder(&tool, content);
@@ -61,20 +54,21 @@ pub(crate) struct Clear<'a> {
     pub exclude: &'a [String],
 }
 
-/// Clears old results until the estimate fits and at least `clear_at_least` tokens are freed.
+/// Once the estimate exceeds the trigger, clears old results, oldest first, until the estimate
+/// is under both the trigger and the limit and at least `clear_at_least` tokens are freed; does
+/// nothing when it cannot free that much. Ending under its own trigger, it does not fire again
+/// on the same history.
 pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
     if work.estimate() <= p.trigger {
         return;
     }
+    let target = p.trigger.min(work.limit);
     let mut candidates: Vec<(usize, u64)> = Vec::new();
     for (i, tool) in old_results(work, p.keep) {
         if p.exclude.contains(&tool) {
             continue;
         }
-        if work.messages()[i]
-            .content_str()
-            .is_none_or(|c| c == CLEARED)
-        {
+        if work.messages()[i].content_str().is_none_or(is_placeholder) {
             continue;
         }
         let saved = work.saving(i, CLEARED);
@@ -88,7 +82,7 @@ pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
         return;
     }
     for (i, _) in candidates {
-        if !work.over() && before - work.estimate() >= p.clear_at_least {
+        if work.estimate() <= target && before - work.estimate() >= p.clear_at_least {
             return;
         }
         if work.rewrite_if_smaller(i, CLEARED.to_owned()) {

@@ -13,6 +13,7 @@
 
 mod drop;
 mod mask;
+mod notes;
 mod reference;
 mod spec;
 mod truncate;
@@ -20,11 +21,10 @@ mod work;
 
 use std::sync::Arc;
 
-pub use mask::{CLEARED, mask_placeholder};
+pub use notes::{CLEARED, MASKED, TRUNCATED, is_placeholder, mask_placeholder, truncation_note};
 pub use spec::{
     Flavor, STAGE_NAMES, StageSpec, Strategy, StrategyError, Trigger, parse_strategy_list,
 };
-pub use truncate::{TRUNCATED, truncation_note};
 pub use work::Counts;
 
 use crate::conversation::Conversation;

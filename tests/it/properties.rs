@@ -1,0 +1,199 @@
+//! The invariants of DESIGN §5, over generated histories, random policies and every strategy and
+//! pipeline: at least 1,000 cases per property (`PROPTEST_CASES` raises it).
+
+use ctxbench::compact::Compaction;
+use ctxbench::conversation::{first_user, keep_from};
+use ctxbench::{
+    Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, check_pairing,
+};
+use proptest::prelude::*;
+
+use crate::generate::{conversation, policy, strategy};
+
+fn config() -> ProptestConfig {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(1000)
+        .max(1000);
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn estimator() -> impl proptest::strategy::Strategy<Value = CounterKind> {
+    prop_oneof![3 => Just(CounterKind::Chars4), 1 => Just(CounterKind::Chars4Py), 1 => Just(CounterKind::O200k)]
+}
+
+fn compactor(strategy: &str, policy: &Policy, estimator: CounterKind) -> Compactor {
+    let strategy: Strategy = strategy.parse().expect("generated strategies parse");
+    Compactor::new(strategy, policy.clone(), estimator.counter())
+}
+
+fn compact(
+    c: &Conversation,
+    strategy: &str,
+    policy: &Policy,
+    estimator: CounterKind,
+) -> (Conversation, Compaction) {
+    let mut out = c.clone();
+    let done = compactor(strategy, policy, estimator).compact(&mut out);
+    (out, done)
+}
+
+fn estimate(c: &Conversation, strategy: &str, estimator: CounterKind) -> u64 {
+    let counter = if strategy.starts_with("reference:flavor=py") {
+        CounterKind::Chars4Py.counter()
+    } else if strategy.starts_with("reference") {
+        CounterKind::Chars4.counter()
+    } else {
+        estimator.counter()
+    };
+    counter.count(c.system.as_ref(), &c.messages, &c.tools)
+}
+
+/// Strategies that protect the last requests (all but `mask` and `clear-tool-uses`).
+fn protects_requests(strategy: &str) -> bool {
+    !strategy.contains("mask") && !strategy.contains("clear-tool-uses")
+}
+
+fn instructions(messages: &[Message]) -> Vec<&Message> {
+    messages
+        .iter()
+        .filter(|m| m.role().is_instruction())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Pairing, the untouchable parts, the estimate, and idempotence, for every strategy.
+    #[test]
+    fn every_strategy_keeps_the_invariants(
+        c in conversation(), policy in policy(), strategy in strategy(), estimator in estimator()
+    ) {
+        let (after, done) = compact(&c, &strategy, &policy, estimator);
+
+        // Pairing is never broken, and pending calls stay pending.
+        let pairing = check_pairing(&c.messages).expect("generated histories keep the pairing rule");
+        prop_assert_eq!(check_pairing(&after.messages), Ok(pairing));
+
+        // The system prompt, the preamble and the first request message are untouched.
+        prop_assert_eq!(&after.system, &c.system);
+        let head = first_user(&c.messages).map_or(c.messages.len(), |i| i + 1);
+        prop_assert_eq!(&after.messages[..head], &c.messages[..head]);
+        // Later system messages all stay, in order.
+        prop_assert_eq!(instructions(&after.messages), instructions(&c.messages));
+
+        // The protected tail is byte-identical.
+        if protects_requests(&strategy) {
+            let tail = keep_from(&c.messages, policy.keep_recent_turns);
+            let kept = c.messages.len() - tail.max(head);
+            prop_assert_eq!(&after.messages[after.messages.len() - kept..], &c.messages[c.messages.len() - kept..]);
+        }
+
+        // The reported estimates are true counts of the histories; the estimate never grows,
+        // except through truncation notes when the strategy cannot fit anyway.
+        prop_assert_eq!(done.tokens_before, estimate(&c, &strategy, estimator));
+        prop_assert_eq!(done.tokens_after, estimate(&after, &strategy, estimator));
+        if strategy.contains("truncate") || strategy.starts_with("reference") {
+            prop_assert!(done.tokens_after <= done.tokens_before || done.cannot_fit);
+        } else {
+            prop_assert!(done.tokens_after <= done.tokens_before);
+        }
+        prop_assert_eq!(done.cannot_fit, done.tokens_after > done.limit);
+
+        // Compacting twice equals compacting once.
+        let (again, _) = compact(&after, &strategy, &policy, estimator);
+        prop_assert_eq!(again, after);
+    }
+
+    /// The result fits whenever the strategy's means allow it: if doing all it can (a limit of
+    /// 0 makes every stage go to the end) fits, the strategy fits.
+    #[test]
+    fn fits_whenever_the_means_allow(
+        c in conversation(), policy in policy(), strategy in strategy(), estimator in estimator()
+    ) {
+        let mut most = c.clone();
+        let all_it_can = compactor(&strategy, &policy, estimator).compact_to(&mut most, 0);
+        let (_, done) = compact(&c, &strategy, &policy, estimator);
+        if all_it_can.tokens_after <= policy.limit() {
+            prop_assert!(!done.cannot_fit, "{} reached {} at most, but stopped at {} > {}",
+                strategy, all_it_can.tokens_after, done.tokens_after, done.limit);
+        }
+    }
+
+    /// `truncate+drop` with the `chars4` estimator gives exactly the history `reference` gives.
+    #[test]
+    fn truncate_drop_is_reference(c in conversation(), policy in policy()) {
+        let (pipeline, _) = compact(&c, "truncate+drop", &policy, CounterKind::Chars4);
+        let (reference, _) = compact(&c, "reference", &policy, CounterKind::O200k);
+        prop_assert_eq!(pipeline, reference);
+    }
+
+    /// Threshold-triggered stages stop as soon as it fits: undoing their last action would not fit.
+    #[test]
+    fn stops_as_soon_as_it_fits(
+        c in conversation(),
+        policy in policy(),
+        stage in prop_oneof![
+            Just("truncate"), Just("mask"), Just("mask:m=0"), Just("clear-tool-uses:keep=0"),
+            Just("drop"), Just("window:n=1"),
+        ],
+        estimator in estimator(),
+    ) {
+        let (after, done) = compact(&c, stage, &policy, estimator);
+        if done.cannot_fit || !done.changed() {
+            return Ok(());
+        }
+        let undone = if done.counts.dropped > 0 {
+            let keep = if stage == "window:n=1" { policy.keep_recent_turns.max(1) } else { policy.keep_recent_turns };
+            undo_last_drop(&c.messages, &after.messages, keep)
+        } else {
+            undo_last_rewrite(&c.messages, &after.messages)
+        };
+        let undone = Conversation { messages: undone, ..after.clone() };
+        prop_assert!(estimate(&undone, stage, estimator) > done.limit, "{} could have stopped one step earlier", stage);
+    }
+}
+
+/// The history with the last rewritten message (the newest changed one) restored.
+fn undo_last_rewrite(before: &[Message], after: &[Message]) -> Vec<Message> {
+    let mut undone = after.to_vec();
+    if let Some(i) = (0..after.len()).rev().find(|&i| after[i] != before[i]) {
+        undone[i] = before[i].clone();
+    }
+    undone
+}
+
+/// `before` with the exchanges up to one user boundary removed, as `drop` does.
+fn dropped_until(before: &[Message], first: usize, boundary: usize) -> Vec<Message> {
+    let mut out = before[..=first].to_vec();
+    out.extend(
+        before[first + 1..boundary]
+            .iter()
+            .filter(|m| m.role().is_instruction())
+            .cloned(),
+    );
+    out.extend(before[boundary..].iter().cloned());
+    out
+}
+
+/// The history `drop` would have left one exchange earlier.
+fn undo_last_drop(before: &[Message], after: &[Message], keep: usize) -> Vec<Message> {
+    let first = first_user(before).expect("something was dropped, so there is a request");
+    let tail = keep_from(before, keep);
+    let boundaries: Vec<usize> = (first + 2..=tail)
+        .filter(|&i| before.get(i).is_some_and(|m| m.role() == Role::User))
+        .collect();
+    let reached = boundaries
+        .iter()
+        .position(|&b| dropped_until(before, first, b) == after)
+        .expect("the result is the history with its oldest exchanges dropped");
+    match reached {
+        0 => before.to_vec(),
+        k => dropped_until(before, first, boundaries[k - 1]),
+    }
+}
