@@ -3,6 +3,8 @@
 mod generate;
 mod shared;
 
+mod cli_compact;
+mod conversations;
 mod counts;
 mod properties;
 mod seed;

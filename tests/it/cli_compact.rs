@@ -1,0 +1,269 @@
+//! `ctxbench compact` as a user runs it: output shape, reports, and errors with exit code 2.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+use crate::shared::shared;
+
+fn ctxbench() -> Command {
+    Command::cargo_bin("ctxbench").expect("the binary builds")
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let out = ctxbench()
+        .args(args)
+        .write_stdin(stdin)
+        .output()
+        .expect("runs");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8 output");
+    (
+        out.status.code().unwrap_or(-1),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
+#[test]
+fn help_is_stable() {
+    let (code, stdout, _) = run(&["compact", "--help"], "");
+    assert_eq!(code, 0);
+    insta::assert_snapshot!(stdout);
+}
+
+#[test]
+fn compacts_a_request_body_in_its_own_shape() {
+    let file = fixture("support-chat.json");
+    let (code, stdout, stderr) = run(
+        &[
+            "compact",
+            "--strategy",
+            "truncate+drop",
+            "--window",
+            "1000",
+            &file,
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("fixture")).expect("json");
+    let output: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    let keys = |v: &Value| {
+        v.as_object()
+            .expect("object")
+            .keys()
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        keys(&output),
+        keys(&input),
+        "same top-level fields, same order"
+    );
+    for field in ["model", "temperature", "tools", "user"] {
+        assert_eq!(output[field], input[field], "{field} copied unchanged");
+    }
+    let (before, after) = (
+        input["messages"].as_array().unwrap().len(),
+        output["messages"].as_array().unwrap().len(),
+    );
+    assert!(
+        after < before,
+        "{after} messages of {before}: something was dropped"
+    );
+    insta::assert_snapshot!(stderr.replace(&file, "support-chat.json"));
+}
+
+#[test]
+fn none_round_trips_verbatim() {
+    for name in ["support-chat.json", "coding-agent.json"] {
+        let file = fixture(name);
+        let (code, stdout, stderr) = run(
+            &["compact", "--strategy", "none", "--window", "100", &file],
+            "",
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let input: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).expect("fixture")).expect("json");
+        // Compact serialisations compare key order, nulls and raw argument strings too.
+        assert_eq!(
+            serde_json::from_str::<Value>(&stdout)
+                .expect("JSON")
+                .to_string(),
+            input.to_string(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn json_report_has_every_field() {
+    let stdin = std::fs::read_to_string(fixture("coding-agent.json")).expect("fixture");
+    let (code, stdout, stderr) = run(
+        &[
+            "compact",
+            "--strategy",
+            "mask+drop",
+            "--window",
+            "8000",
+            "--report",
+            "json",
+            "-",
+        ],
+        &stdin,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.trim_start().starts_with('['),
+        "a bare array stays a bare array"
+    );
+    let report: Value = serde_json::from_str(stderr.trim()).expect("the report is one JSON object");
+    let keys: Vec<&str> = report
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "strategy",
+            "estimator",
+            "tokenizer",
+            "limit",
+            "window",
+            "threshold",
+            "keep_recent_turns",
+            "reply_reserve",
+            "before",
+            "after",
+            "truncated",
+            "dropped",
+            "masked",
+            "fits",
+            "fits_window",
+            "pairing_ok",
+            "pending_calls",
+        ]
+    );
+    assert_eq!(report["strategy"], "mask:m=10,trigger=threshold+drop");
+    assert_eq!(report["limit"], 6400);
+    assert_eq!(
+        report["pending_calls"], 1,
+        "the final pytest call has no result yet"
+    );
+    assert_eq!(report["pairing_ok"], true);
+    assert!(report["masked"].as_u64().expect("number") > 0);
+    assert_eq!(
+        report["fits"],
+        report["after"]["estimated"].as_u64() <= report["limit"].as_u64()
+    );
+}
+
+#[test]
+fn bad_input_is_named_and_exits_2() {
+    let calls = r#"{"role":"assistant","content":null,"tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]}"#;
+    let cases: &[(&[&str], String, &str)] = &[
+        (
+            &["--window", "100"],
+            "{\n  \"messages\": [\n    {\"role\": \"user\",}\n  ]\n}".into(),
+            "error: <stdin>:3:21: invalid JSON: trailing comma",
+        ),
+        (
+            &["--window", "100"],
+            r#"[{"role":"robot","content":"x"}]"#.into(),
+            "error: <stdin>: messages[0].role: unknown role \"robot\"",
+        ),
+        (
+            &["--window", "100"],
+            r#"[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"a","content":"r"}]"#
+                .into(),
+            "error: <stdin>: messages[1]: tool result for \"a\" answers no call",
+        ),
+        (
+            &["--window", "100"],
+            format!(r#"[{{"role":"user","content":"x"}},{calls},{{"role":"user","content":"y"}}]"#),
+            "error: <stdin>: messages[1]: tool call \"a\" has no result before messages[2]",
+        ),
+        (
+            &["--window", "100"],
+            r#"{"model":"x"}"#.into(),
+            "error: <stdin>: top level: no \"messages\" array",
+        ),
+        (
+            &["--window", "100", "--strategy", "mask:q=1"],
+            "[]".into(),
+            "error: invalid --strategy: stage `mask` has no parameter `q`; its parameters: m, trigger",
+        ),
+        (
+            &["--window", "100", "--threshold", "1.5"],
+            "[]".into(),
+            "error: invalid policy: the threshold must be in (0, 1]",
+        ),
+        (
+            &["--window", "100", "--estimator", "usage"],
+            "[]".into(),
+            "error: --estimator usage reads the provider's count of an earlier call",
+        ),
+        (
+            &["--window", "100", "--tokenizer", "chars4"],
+            "[]".into(),
+            "error: --tokenizer \"chars4\" is not a counter; expected one of: o200k, cl100k",
+        ),
+        (
+            &["--window", "100", "no-such-file.json"],
+            "".into(),
+            "error: cannot read no-such-file.json",
+        ),
+        (&[], "[]".into(), "--window <TOKENS>"),
+    ];
+    for (args, stdin, expect) in cases {
+        let mut all = vec!["compact"];
+        all.extend_from_slice(args);
+        let (code, stdout, stderr) = run(&all, stdin);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(expect),
+            "{args:?}: expected {expect:?} in\n{stderr}"
+        );
+        assert!(
+            stdout.is_empty(),
+            "{args:?}: nothing half-written on stdout"
+        );
+    }
+}
+
+#[test]
+fn compacts_a_real_airline_conversation() {
+    // The issue's own acceptance command.
+    let Some(file) = shared("traces/tau1-airline-gpt4o__task2__trial1.json") else {
+        return;
+    };
+    let file = file.display().to_string();
+    let (code, stdout, stderr) = run(
+        &[
+            "compact",
+            "--strategy",
+            "truncate+drop",
+            "--window",
+            "8000",
+            &file,
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let output: Value = serde_json::from_str(&stdout).expect("valid compacted JSON");
+    assert!(output["messages"].as_array().is_some_and(|m| !m.is_empty()));
+    for line in [
+        "strategy  truncate:preview=150+drop",
+        "before ",
+        "after ",
+        "pairing   ok",
+    ] {
+        assert!(stderr.contains(line), "{line:?} in\n{stderr}");
+    }
+}
