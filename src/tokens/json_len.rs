@@ -101,24 +101,34 @@ fn decimal_len(mut n: u64) -> u64 {
     digits
 }
 
+/// Bytes, not chars: a UTF-8 lead byte says how many UTF-16 units its character takes (4-byte
+/// sequences are astral: two units), continuation bytes add nothing. The loop vectorizes.
 fn js_string_len(s: &str) -> u64 {
     2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-            c if (c as u32) < 0x20 => 6,
-            c => c.len_utf16() as u64,
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
+            0x00..=0x1f => 6,
+            0x20..=0x7f => 1,
+            0x80..=0xbf => 0,
+            0xc0..=0xef => 1,
+            0xf0..=0xff => 2,
         })
         .sum::<u64>()
 }
 
+/// As [`js_string_len`]: ASCII escapes, every non-ASCII character as `\uXXXX` (6 characters),
+/// astral ones as two of them.
 fn py_string_len(s: &str) -> u64 {
     2 + s
-        .chars()
-        .map(|c| match c {
-            '"' | '\\' | '\u{8}' | '\u{c}' | '\n' | '\r' | '\t' => 2,
-            ' '..='~' => 1,
-            c => 6 * c.len_utf16() as u64,
+        .bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 2,
+            b' '..=b'~' => 1,
+            0x00..=0x1f | 0x7f => 6,
+            0x80..=0xbf => 0,
+            0xc0..=0xef => 6,
+            0xf0..=0xff => 12,
         })
         .sum::<u64>()
 }
