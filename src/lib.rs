@@ -11,6 +11,7 @@
 //! - [`compact`]: strategies, pipelines, and the [`Compactor`] that runs them.
 //! - [`request_body`]: a chat request body as read and written by `ctxbench compact`.
 //! - [`human`]: numbers formatted for people (thousands separators, percentages).
+//! - [`render`]: a history as one line per message, for people and snapshot tests.
 //!
 //! The library does no IO and never prints; the `ctxbench` binary is a thin shell over it.
 //!
@@ -37,6 +38,7 @@ pub mod human;
 pub mod message;
 pub mod pairing;
 pub mod policy;
+pub mod render;
 pub mod request_body;
 pub mod tokens;
 

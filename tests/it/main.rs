@@ -7,4 +7,5 @@ mod cli_compact;
 mod conversations;
 mod counts;
 mod properties;
+mod renders;
 mod seed;

@@ -1,7 +1,7 @@
 //! The invariants of DESIGN §5, over generated histories, random policies and every strategy and
 //! pipeline: at least 1,000 cases per property (`PROPTEST_CASES` raises it).
 
-use ctxbench::compact::Compaction;
+use ctxbench::compact::{Compaction, StageSpec};
 use ctxbench::conversation::{first_user, keep_from};
 use ctxbench::{
     Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, check_pairing,
@@ -59,6 +59,22 @@ fn protects_requests(strategy: &str) -> bool {
     !strategy.contains("mask") && !strategy.contains("clear-tool-uses")
 }
 
+/// For a strategy of `mask` and `clear-tool-uses` stages only: how many recent results it protects.
+fn protected_results(strategy: &str) -> Option<usize> {
+    let strategy: Strategy = strategy.parse().ok()?;
+    strategy
+        .stages
+        .iter()
+        .map(|stage| match stage {
+            StageSpec::Mask { m, .. } => Some(*m),
+            StageSpec::ClearToolUses { keep, .. } => Some(*keep),
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()?
+        .into_iter()
+        .min()
+}
+
 fn instructions(messages: &[Message]) -> Vec<&Message> {
     messages
         .iter()
@@ -92,6 +108,15 @@ proptest! {
             let tail = keep_from(&c.messages, policy.keep_recent_turns);
             let kept = c.messages.len() - tail.max(head);
             prop_assert_eq!(&after.messages[after.messages.len() - kept..], &c.messages[c.messages.len() - kept..]);
+        }
+
+        // `mask` and `clear-tool-uses` protect the last results instead.
+        if let Some(protected) = protected_results(&strategy) {
+            let results = |m: &[Message]| -> Vec<Message> {
+                let all: Vec<Message> = m.iter().filter(|m| m.role() == Role::Tool).cloned().collect();
+                all[all.len().saturating_sub(protected)..].to_vec()
+            };
+            prop_assert_eq!(results(&after.messages), results(&c.messages));
         }
 
         // The reported estimates are true counts of the histories; the estimate never grows,
