@@ -18,10 +18,7 @@ fn history(messages: usize, seed: u64) -> Conversation {
     while out.len() < messages {
         out.push(Message::new(
             Role::User,
-            format!(
-                "Request {request}: about order #{}",
-                rng.random_range(1000..9999)
-            ),
+            format!("Request {request}: about order #{}", rng.random_range(1000..9999)),
         ));
         for step in 0..rng.random_range(1..=4) {
             let id = format!("call_{step}");
@@ -32,10 +29,7 @@ fn history(messages: usize, seed: u64) -> Conversation {
                 arguments: &arguments,
             }]));
             let size = [50, 500, 3000][rng.random_range(0..3)];
-            out.push(Message::tool_result(
-                &id,
-                "order line, shipped; ".repeat(size / 20),
-            ));
+            out.push(Message::tool_result(&id, "order line, shipped; ".repeat(size / 20)));
         }
         out.push(Message::new(Role::Assistant, "Done."));
         request += 1;
@@ -64,8 +58,7 @@ fn compaction(c: &mut Criterion) {
                     || input.clone(),
                     |mut conversation| {
                         let policy = Policy::new(8_000);
-                        let mut compactor =
-                            Compactor::new(strategy.clone(), policy, CounterKind::Chars4.counter());
+                        let mut compactor = Compactor::new(strategy.clone(), policy, CounterKind::Chars4.counter());
                         black_box(compactor.compact(&mut conversation))
                     },
                     criterion::BatchSize::LargeInput,

@@ -29,9 +29,7 @@ impl Conversation {
             .iter()
             .position(|m| m.role() == Role::User)
             .unwrap_or(messages.len());
-        let system_index = messages[..first_user]
-            .iter()
-            .position(|m| m.role().is_instruction());
+        let system_index = messages[..first_user].iter().position(|m| m.role().is_instruction());
         let system = system_index.map(|i| messages.remove(i));
         Conversation {
             system,
@@ -51,9 +49,9 @@ impl Conversation {
     }
 }
 
-/// Index of the first user message: where the preamble ends and the first request begins.
+/// Index of the first request message: where the preamble ends and the first request begins.
 pub fn first_user(messages: &[Message]) -> Option<usize> {
-    messages.iter().position(|m| m.role() == Role::User)
+    messages.iter().position(Message::is_request)
 }
 
 /// Where the protected tail starts: the index of the `keep`-th user message from the end, or 0
@@ -61,7 +59,7 @@ pub fn first_user(messages: &[Message]) -> Option<usize> {
 pub fn keep_from(messages: &[Message], keep: usize) -> usize {
     let mut seen = 0;
     for (i, m) in messages.iter().enumerate().rev() {
-        if m.role() == Role::User {
+        if m.is_request() {
             seen += 1;
             if seen == keep {
                 return i;
@@ -71,9 +69,9 @@ pub fn keep_from(messages: &[Message], keep: usize) -> usize {
     0
 }
 
-/// Number of requests (user messages) in a history.
+/// Number of requests (user messages, summaries excepted) in a history.
 pub fn request_count(messages: &[Message]) -> usize {
-    messages.iter().filter(|m| m.role() == Role::User).count()
+    messages.iter().filter(|m| m.is_request()).count()
 }
 
 #[cfg(test)]

@@ -43,6 +43,18 @@ pub enum Error {
         /// Where and how the rule is broken.
         broken: PairingError,
     },
+    /// A scenario file that cannot run; `request` and `step` are 1-based.
+    #[error("{path}: {}{msg}", place(*request, *step))]
+    Scenario {
+        /// The file.
+        path: String,
+        /// The request (1-based), when the problem is in one.
+        request: Option<usize>,
+        /// The step (1-based), when the problem is in one.
+        step: Option<usize>,
+        /// What is wrong and what to do.
+        msg: String,
+    },
     /// A policy value out of range.
     #[error(transparent)]
     Policy(#[from] PolicyError),
@@ -57,4 +69,12 @@ pub enum Error {
         /// The OS error.
         source: std::io::Error,
     },
+}
+
+fn place(request: Option<usize>, step: Option<usize>) -> String {
+    match (request, step) {
+        (Some(r), Some(s)) => format!("request {r}, step {s}: "),
+        (Some(r), None) => format!("request {r}: "),
+        _ => String::new(),
+    }
 }

@@ -31,16 +31,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod agent;
 pub mod compact;
 pub mod conversation;
 mod error;
+pub mod fact;
 pub mod human;
 pub mod message;
+pub mod metrics;
+pub mod model;
 pub mod pairing;
 pub mod policy;
+pub mod provider;
 pub mod render;
+pub mod report;
 pub mod request_body;
+pub mod run;
+pub mod scenario;
+pub mod scripted;
 pub mod tokens;
+pub mod tools;
+pub mod trace;
 
 pub use compact::{Compaction, Compactor, Strategy};
 pub use conversation::Conversation;

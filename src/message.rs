@@ -13,6 +13,9 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+/// What a ctxbench summary message starts with; such a user message is not a request.
+pub const SUMMARY_PREFIX: &str = "[Summary of earlier conversation]";
+
 /// Who wrote a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -114,25 +117,17 @@ impl Message {
     /// `{id, function: {name, arguments}}` with `arguments` a string.
     pub fn from_value(value: Value) -> Result<Message, MessageError> {
         let Value::Object(body) = value else {
-            return Err(invalid(
-                "",
-                format!("expected a JSON object, found {}", kind(&value)),
-            ));
+            return Err(invalid("", format!("expected a JSON object, found {}", kind(&value))));
         };
         let role = match body.get("role") {
             Some(Value::String(name)) => Role::parse(name).ok_or_else(|| {
                 invalid(
                     "role",
-                    format!(
-                        "unknown role {name:?}; expected system, developer, user, assistant or tool"
-                    ),
+                    format!("unknown role {name:?}; expected system, developer, user, assistant or tool"),
                 )
             })?,
             Some(other) => {
-                return Err(invalid(
-                    "role",
-                    format!("expected a string, found {}", kind(other)),
-                ));
+                return Err(invalid("role", format!("expected a string, found {}", kind(other))));
             }
             None => return Err(invalid("", "missing \"role\"")),
         };
@@ -141,26 +136,17 @@ impl Message {
             Some(other) => {
                 return Err(invalid(
                     "content",
-                    format!(
-                        "expected a string, null or an array of parts, found {}",
-                        kind(other)
-                    ),
+                    format!("expected a string, null or an array of parts, found {}", kind(other)),
                 ));
             }
         }
         check_tool_calls(role, &body)?;
         if role == Role::Tool && !matches!(body.get("tool_call_id"), Some(Value::String(_))) {
-            return Err(invalid(
-                "tool_call_id",
-                "a tool result needs a string \"tool_call_id\"",
-            ));
+            return Err(invalid("tool_call_id", "a tool result needs a string \"tool_call_id\""));
         }
         if let Some(name) = body.get("name") {
             if !name.is_string() {
-                return Err(invalid(
-                    "name",
-                    format!("expected a string, found {}", kind(name)),
-                ));
+                return Err(invalid("name", format!("expected a string, found {}", kind(name))));
             }
         }
         Ok(Message { role, body })
@@ -180,10 +166,7 @@ impl Message {
         body.insert("role".into(), Value::String("tool".into()));
         body.insert("tool_call_id".into(), Value::String(tool_call_id.into()));
         body.insert("content".into(), Value::String(content.into()));
-        Message {
-            role: Role::Tool,
-            body,
-        }
+        Message { role: Role::Tool, body }
     }
 
     /// An assistant message with `content: null` and the given calls (`id`, `name`, `arguments`).
@@ -216,6 +199,11 @@ impl Message {
     /// The `content` field as written: `None` when absent, `Some(Value::Null)` when `null`.
     pub fn content(&self) -> Option<&Value> {
         self.body.get("content")
+    }
+
+    /// Whether this message opens a request: a user message that is not a ctxbench summary.
+    pub fn is_request(&self) -> bool {
+        self.role == Role::User && !self.content_str().is_some_and(|c| c.starts_with(SUMMARY_PREFIX))
     }
 
     /// The content when it is a plain string.
@@ -330,18 +318,12 @@ fn check_tool_calls(role: Role, body: &Map<String, Value>) -> Result<(), Message
                     format!("tool_calls[{k}].{name}"),
                     format!("expected a string, found {}", kind(other)),
                 )),
-                None => Err(invalid(
-                    format!("tool_calls[{k}]"),
-                    format!("missing \"{name}\""),
-                )),
+                None => Err(invalid(format!("tool_calls[{k}]"), format!("missing \"{name}\""))),
             }
         };
         field("id", call.get("id"))?;
         let Some(function) = call.get("function").filter(|f| f.is_object()) else {
-            return Err(invalid(
-                format!("tool_calls[{k}]"),
-                "missing the \"function\" object",
-            ));
+            return Err(invalid(format!("tool_calls[{k}]"), "missing the \"function\" object"));
         };
         field("function.name", function.get("name"))?;
         field("function.arguments", function.get("arguments"))?;

@@ -89,11 +89,7 @@ pub fn check_pairing(messages: &[Message]) -> Result<Pairing, PairingError> {
                     id: id.to_owned(),
                 });
             };
-            if let Some(slot) = block
-                .calls
-                .iter_mut()
-                .find(|(call, answered)| *call == id && !answered)
-            {
+            if let Some(slot) = block.calls.iter_mut().find(|(call, answered)| *call == id && !answered) {
                 slot.1 = true;
             } else if block.calls.iter().any(|(call, _)| *call == id) {
                 return Err(PairingError::DuplicateResult {
@@ -124,9 +120,7 @@ pub fn check_pairing(messages: &[Message]) -> Result<Pairing, PairingError> {
             });
         }
     }
-    let pending_calls = open.map_or(0, |block| {
-        block.calls.iter().filter(|(_, answered)| !answered).count()
-    });
+    let pending_calls = open.map_or(0, |block| block.calls.iter().filter(|(_, answered)| !answered).count());
     Ok(Pairing { pending_calls })
 }
 
@@ -165,13 +159,7 @@ mod tests {
         );
         // Reused ids across the conversation, as tau-bench logs have them.
         check(
-            vec![
-                user(),
-                calls(&["a"]),
-                result("a"),
-                calls(&["a"]),
-                result("a"),
-            ],
+            vec![user(), calls(&["a"]), result("a"), calls(&["a"]), result("a")],
             ok(0),
         );
         // A final assistant message whose calls have no results yet.

@@ -67,8 +67,7 @@ impl Policy {
     /// The estimate a request may reach: `min(floor(window × threshold), window − reply_reserve)`,
     /// with the product taken on the threshold's decimal digits, not on its binary float.
     pub fn limit(&self) -> u64 {
-        floor_times_decimal(self.window, self.threshold)
-            .min(self.window.saturating_sub(self.reply_reserve))
+        floor_times_decimal(self.window, self.threshold).min(self.window.saturating_sub(self.reply_reserve))
     }
 }
 
@@ -77,10 +76,7 @@ fn floor_times_decimal(n: u64, x: f64) -> u64 {
     let text = format!("{x}");
     let (int, frac) = text.split_once('.').unwrap_or((&text, ""));
     let digits: String = format!("{int}{frac}");
-    let (Ok(numerator), Some(denominator)) = (
-        digits.parse::<u128>(),
-        10u128.checked_pow(frac.len() as u32),
-    ) else {
+    let (Ok(numerator), Some(denominator)) = (digits.parse::<u128>(), 10u128.checked_pow(frac.len() as u32)) else {
         // Not a plain decimal (negative, or absurdly precise): fall back to the float product.
         return (n as f64 * x).floor().max(0.0) as u64;
     };

@@ -29,35 +29,22 @@ pub fn line(message: &Message) -> String {
     match message.role() {
         Role::Tool => {
             let id = message.tool_call_id().unwrap_or_default();
-            parts.push(format!(
-                "← {id} ({} chars)",
-                thousands(text.chars().count() as u64)
-            ));
+            parts.push(format!("← {id} ({} chars)", thousands(text.chars().count() as u64)));
         }
-        _ if message.content().is_none_or(serde_json::Value::is_null) => {
-            parts.push("(null)".into())
-        }
+        _ if message.content().is_none_or(serde_json::Value::is_null) => parts.push("(null)".into()),
         _ => {}
     }
     if !text.is_empty() {
         parts.push(preview(&text));
     }
     for call in message.calls() {
-        parts.push(format!(
-            "→ {}({}) [{}]",
-            call.name,
-            preview(call.arguments),
-            call.id
-        ));
+        parts.push(format!("→ {}({}) [{}]", call.name, preview(call.arguments), call.id));
     }
     parts.join(" ").trim_end().to_owned()
 }
 
 fn preview(text: &str) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let flat: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     match flat.char_indices().nth(PREVIEW) {
         Some((cut, _)) => format!("{}…", &flat[..cut]),
         None => flat,

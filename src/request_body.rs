@@ -39,10 +39,7 @@ impl RequestBody {
                 // Taken out, leaving `[]` in its place so that it is written back where it was.
                 Some(Value::Array(list)) => (std::mem::take(list), Some(map)),
                 Some(other) => {
-                    return Err(input(
-                        "messages",
-                        format!("expected an array, found {}", kind(other)),
-                    ));
+                    return Err(input("messages", format!("expected an array, found {}", kind(other))));
                 }
                 None => {
                     return Err(input(
@@ -65,10 +62,7 @@ impl RequestBody {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(tools)) => tools.clone(),
             Some(other) => {
-                return Err(input(
-                    "tools",
-                    format!("expected an array, found {}", kind(other)),
-                ));
+                return Err(input("tools", format!("expected an array, found {}", kind(other))));
             }
         };
         let messages = list

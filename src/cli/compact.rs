@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench::human::{percent_change, thousands};
+use ctxbench::compact::StageSpec;
 use ctxbench::{Compaction, Compactor, Conversation, RequestBody, Strategy, check_pairing};
 use serde::Serialize;
 
@@ -104,6 +105,9 @@ struct Side {
 
 pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
+    if strategy.stages.iter().any(|s| matches!(s, StageSpec::Summarize { .. })) {
+        anyhow::bail!("--strategy: `summarize` needs a model to write the summary; `compact` has none (use `run` or `compare`)");
+    }
     let policy = args.policy.policy()?;
     let estimator = args.policy.estimator()?;
     let tokenizer = args.policy.tokenizer()?;
@@ -149,14 +153,10 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
         pending_calls: pairing.map_or(0, |p| p.pending_calls),
     };
 
-    let out =
-        serde_json::to_string_pretty(&body.into_value()).context("writing the conversation")?;
+    let out = serde_json::to_string_pretty(&body.into_value()).context("writing the conversation")?;
     println!("{out}");
     match args.report {
-        ReportFormat::Json => eprintln!(
-            "{}",
-            serde_json::to_string(&report).context("writing the report")?
-        ),
+        ReportFormat::Json => eprintln!("{}", serde_json::to_string(&report).context("writing the report")?),
         ReportFormat::Text => eprint!("{}", text_report(&report, &done)),
     }
     Ok(ExitCode::SUCCESS)
@@ -165,8 +165,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
 fn read_input(file: Option<&PathBuf>) -> anyhow::Result<(String, String)> {
     match file.filter(|f| f.as_os_str() != "-") {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
             Ok((text, path.display().to_string()))
         }
         None => {
@@ -202,10 +201,7 @@ fn text_report(r: &Report, done: &Compaction) -> String {
         thousands(r.reply_reserve),
         thousands(r.limit)
     ));
-    out.push_str(&format!(
-        "{:<10}{:>9}  {est:>w$}  {tru:>12}\n",
-        "", "messages"
-    ));
+    out.push_str(&format!("{:<10}{:>9}  {est:>w$}  {tru:>12}\n", "", "messages"));
     out.push_str(&row("before", &r.before));
     out.push_str(&row("after", &r.after));
     out.push_str(&format!(

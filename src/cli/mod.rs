@@ -2,7 +2,13 @@
 //! config values here; `anyhow` stays on this side of the line.
 
 mod compact;
+mod compare;
+mod output;
 mod policy_args;
+mod run;
+mod run_args;
+mod scenarios;
+mod validate;
 
 use std::process::ExitCode;
 
@@ -18,17 +24,23 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Compare(compare::CompareArgs),
+    Run(run::RunCommandArgs),
     Compact(compact::CompactArgs),
+    Validate(validate::ValidateArgs),
 }
 
 /// Exit code for input that cannot be used (bad file, bad flag value).
-const EXIT_BAD_INPUT: u8 = 2;
+pub const EXIT_BAD_INPUT: u8 = 2;
 
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Compare(args) => compare::run(args),
+        Command::Run(args) => run::run(args),
         Command::Compact(args) => compact::run(args),
+        Command::Validate(args) => validate::run(args),
     };
     match result {
         Ok(code) => code,

@@ -68,11 +68,7 @@ impl PolicyArgs {
     }
 }
 
-fn counter(
-    name: &str,
-    flag: &str,
-    allowed: &[CounterKind],
-) -> anyhow::Result<Arc<dyn TokenCounter>> {
+fn counter(name: &str, flag: &str, allowed: &[CounterKind]) -> anyhow::Result<Arc<dyn TokenCounter>> {
     match CounterKind::parse(name).filter(|k| allowed.contains(k)) {
         Some(kind) => Ok(kind.counter()),
         None => {

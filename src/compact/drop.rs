@@ -8,7 +8,6 @@
 
 use super::work::Work;
 use crate::conversation::{first_user, keep_from};
-use crate::message::Role;
 
 /// Drops exchanges while over the limit, protecting the last `keep` requests.
 pub(crate) fn drop_exchanges(work: &mut Work<'_>, keep: usize) {
@@ -20,7 +19,7 @@ pub(crate) fn drop_exchanges(work: &mut Work<'_>, keep: usize) {
     // `start` is where the oldest droppable span begins: the seed's `out[1]`.
     let mut start = first + 1;
     while work.over() {
-        let next = (start + 1..len).find(|&i| work.messages()[i].role() == Role::User);
+        let next = (start + 1..len).find(|&i| work.messages()[i].is_request());
         let Some(next) = next.filter(|&next| next <= tail) else {
             break;
         };

@@ -34,9 +34,7 @@ pub(crate) fn mask(work: &mut Work<'_>, m: usize, always: bool) {
             continue;
         }
         let placeholder = mask_placeholder(&tool, content);
-        if content.chars().count() > placeholder.chars().count()
-            && work.rewrite_if_smaller(i, placeholder)
-        {
+        if content.chars().count() > placeholder.chars().count() && work.rewrite_if_smaller(i, placeholder) {
             work.counts.masked += 1;
         }
     }

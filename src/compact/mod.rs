@@ -4,7 +4,9 @@
 //! each stage's own file. A stage runs only while the estimate is strictly over the limit, unless
 //! its trigger says otherwise. Loop guards: a stage that freed less than 10% of the excess is
 //! skipped on later calls until a new message enters what it may compact (a new request for
-//! `drop` and `window`, a new tool result for the others). `reference` has no guards.
+//! `drop`, `window` and `summarize`; a new request or tool result for `truncate`, whose reach
+//! a new request extends; a new tool result for `mask` and `clear-tool-uses`). `reference` has
+//! no guards.
 //!
 //! Invariants, checked by the property tests: pairing is never broken; the system prompt, the
 //! preamble, the first request message, later system messages and the protected tail are never
@@ -16,22 +18,36 @@ mod mask;
 mod notes;
 mod reference;
 mod spec;
+mod summarize;
 mod truncate;
 mod work;
 
 use std::sync::Arc;
 
 pub use notes::{CLEARED, MASKED, TRUNCATED, is_placeholder, mask_placeholder, truncation_note};
-pub use spec::{
-    Flavor, STAGE_NAMES, StageSpec, Strategy, StrategyError, Trigger, parse_strategy_list,
-};
+pub use spec::{Flavor, STAGE_NAMES, StageSpec, Strategy, StrategyError, Trigger, parse_strategy_list};
+pub use summarize::{Summarizer, SummaryAsk};
 pub use work::Counts;
 
 use crate::conversation::Conversation;
-use crate::message::Role;
+use crate::message::{Message, Role};
 use crate::policy::Policy;
 use crate::tokens::TokenCounter;
 use work::Work;
+
+/// The strategies `compare` runs when none are named.
+pub const STANDARD_STRATEGIES: [&str; 10] = [
+    "none",
+    "truncate",
+    "drop",
+    "truncate+drop",
+    "summarize",
+    "truncate+summarize",
+    "mask",
+    "mask+drop",
+    "window",
+    "clear-tool-uses",
+];
 
 /// What one stage did before one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -76,16 +92,32 @@ impl Compaction {
     }
 }
 
-/// What makes a guarded stage worth trying again.
+/// The settings of one compaction pass.
+pub struct Pass<'a> {
+    /// The estimate to get under.
+    pub limit: u64,
+    /// The counter to decide with; the compactor's estimator when `None`.
+    pub counter: Option<&'a dyn TokenCounter>,
+    /// What writes summaries; `summarize` stages are skipped without one.
+    pub summarizer: Option<&'a mut dyn Summarizer>,
+}
+
+/// What makes a guarded stage worth trying again: something new entering what it may compact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Fresh {
+    /// Exchanges enter when a new request moves the protected tail.
     Request,
+    /// Results enter `truncate`'s reach when a new request moves the tail, and arrive with
+    /// every tool call.
+    RequestOrResult,
+    /// `mask` and `clear-tool-uses` protect the last results: a new result pushes one out.
     ToolResult,
 }
 
 fn fresh_kind(stage: &StageSpec) -> Fresh {
     match stage {
-        StageSpec::Drop | StageSpec::Window { .. } => Fresh::Request,
+        StageSpec::Drop | StageSpec::Window { .. } | StageSpec::Summarize { .. } => Fresh::Request,
+        StageSpec::Truncate { .. } => Fresh::RequestOrResult,
         _ => Fresh::ToolResult,
     }
 }
@@ -134,21 +166,52 @@ impl Compactor {
         }
     }
 
-    /// Compacts the conversation's history in place, to the policy's limit.
+    /// Compacts the conversation's history in place, to the policy's limit. A `summarize`
+    /// stage needs a model: without one ([`Compactor::compact_with`]) it is skipped.
     pub fn compact(&mut self, conversation: &mut Conversation) -> Compaction {
         let limit = self.policy.limit();
-        self.compact_to(conversation, limit)
+        self.compact_with(
+            conversation,
+            Pass {
+                limit,
+                counter: None,
+                summarizer: None,
+            },
+        )
     }
 
-    /// Compacts to a given limit (a provider's retry after an overflow uses the window).
+    /// Compacts to a given limit with every stage going as far as its means allow when the
+    /// limit is 0.
     pub fn compact_to(&mut self, conversation: &mut Conversation, limit: u64) -> Compaction {
+        self.compact_with(
+            conversation,
+            Pass {
+                limit,
+                counter: None,
+                summarizer: None,
+            },
+        )
+    }
+
+    /// One compaction pass: the limit, the counter to decide with (the estimator when `None`;
+    /// the true counter for a retry after an overflow, `reference` included), and the model
+    /// that writes summaries.
+    pub fn compact_with(&mut self, conversation: &mut Conversation, pass: Pass<'_>) -> Compaction {
         self.release_guards(conversation);
-        let messages_before = conversation.messages.len();
-        let system = conversation.system.as_ref();
         let result = if let [StageSpec::Reference { flavor }] = self.strategy.stages.as_slice() {
+            let seed = reference::seed_estimator(*flavor);
+            let counter = pass.counter.unwrap_or(&seed);
+            let limit = pass.limit;
+            let messages_before = conversation.messages.len();
             let keep = self.policy.keep_recent_turns;
-            let (counts, before, after) =
-                reference::reference(&mut conversation.messages, system, limit, keep, *flavor);
+            let (counts, before, after) = reference::reference(
+                &mut conversation.messages,
+                conversation.system.as_ref(),
+                counter,
+                limit,
+                keep,
+                *flavor,
+            );
             let run = StageRun {
                 stage: self.strategy.to_string(),
                 ran: before > limit,
@@ -167,14 +230,15 @@ impl Compactor {
                 stages: vec![run],
             }
         } else {
-            self.run_pipeline(conversation, limit)
+            self.run_pipeline(conversation, pass)
         };
         self.seen = conversation.messages.len();
         result
     }
 
-    fn run_pipeline(&mut self, conversation: &mut Conversation, limit: u64) -> Compaction {
-        let counter = self.estimator.as_ref();
+    fn run_pipeline(&mut self, conversation: &mut Conversation, mut pass: Pass<'_>) -> Compaction {
+        let limit = pass.limit;
+        let counter = pass.counter.unwrap_or(self.estimator.as_ref());
         let prefix = counter.prefix_units(conversation.system.as_ref(), &conversation.tools);
         let keep = self.policy.keep_recent_turns;
         let messages_before = conversation.messages.len();
@@ -190,18 +254,12 @@ impl Compactor {
                     ..
                 }
             );
-            let wanted = always
-                || work.over()
-                || matches!(
-                    stage,
-                    StageSpec::ClearToolUses {
-                        trigger: Some(_),
-                        ..
-                    }
-                );
+            let wanted = always || work.over() || matches!(stage, StageSpec::ClearToolUses { trigger: Some(_), .. });
             let guarded = wanted && self.guarded[k];
-            if wanted && !guarded {
-                run_stage(stage, &mut work, &self.policy);
+            let runnable = !matches!(stage, StageSpec::Summarize { .. }) || pass.summarizer.is_some();
+            if wanted && !guarded && runnable {
+                let summarizer = pass.summarizer.as_mut().map(|s| &mut **s as &mut dyn Summarizer);
+                run_stage(stage, &mut work, &self.policy, summarizer);
                 // Freed less than 10% of the excess: not worth its cost until something new comes.
                 let after = work.estimate();
                 if before > limit && (before - after.min(before)) * 10 < before - limit {
@@ -210,7 +268,7 @@ impl Compactor {
             }
             stages.push(StageRun {
                 stage: stage.to_string(),
-                ran: wanted && !guarded,
+                ran: wanted && !guarded && runnable,
                 guarded,
                 tokens_before: before,
                 tokens_after: work.estimate(),
@@ -241,11 +299,12 @@ impl Compactor {
             return;
         }
         let new = &messages[self.seen..];
-        let new_request = new.iter().any(|m| m.role() == Role::User);
+        let new_request = new.iter().any(Message::is_request);
         let new_result = new.iter().any(|m| m.role() == Role::Tool);
         for (guard, stage) in self.guarded.iter_mut().zip(&self.strategy.stages) {
             let fresh = match fresh_kind(stage) {
                 Fresh::Request => new_request,
+                Fresh::RequestOrResult => new_request || new_result,
                 Fresh::ToolResult => new_result,
             };
             if fresh {
@@ -255,8 +314,17 @@ impl Compactor {
     }
 }
 
-fn run_stage(stage: &StageSpec, work: &mut Work<'_>, policy: &Policy) {
+fn run_stage(stage: &StageSpec, work: &mut Work<'_>, policy: &Policy, summarizer: Option<&mut dyn Summarizer>) {
     match stage {
+        StageSpec::Summarize { keep, ratio } => {
+            if let Some(summarizer) = summarizer {
+                let ask = SummaryAsk {
+                    keep: keep.clone(),
+                    ratio: *ratio,
+                };
+                summarize::summarize(work, policy.keep_recent_turns, &ask, summarizer);
+            }
+        }
         StageSpec::None | StageSpec::Reference { .. } => {}
         StageSpec::Truncate { preview } => truncate::truncate(work, *preview, Flavor::Ts),
         StageSpec::Drop => drop::drop_exchanges(work, policy.keep_recent_turns),
@@ -319,18 +387,9 @@ mod tests {
         let strategy: Strategy = "truncate".parse().expect("valid");
         let mut compactor = Compactor::new(strategy, policy, CounterKind::Chars4.counter());
 
-        assert_eq!(
-            run(&mut compactor, &mut c),
-            (true, false),
-            "first call: it tries"
-        );
-        assert_eq!(
-            run(&mut compactor, &mut c),
-            (false, true),
-            "nothing new: guarded"
-        );
-        c.messages
-            .push(Message::new(Role::Assistant, "still thinking"));
+        assert_eq!(run(&mut compactor, &mut c), (true, false), "first call: it tries");
+        assert_eq!(run(&mut compactor, &mut c), (false, true), "nothing new: guarded");
+        c.messages.push(Message::new(Role::Assistant, "still thinking"));
         assert_eq!(
             run(&mut compactor, &mut c),
             (false, true),

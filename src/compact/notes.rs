@@ -101,11 +101,6 @@ mod tests {
             Flavor::Py,
             "[Truncated to save context: 3 chars. Preview: a😀...]",
         );
-        check(
-            "",
-            150,
-            Flavor::Ts,
-            "[Truncated to save context: 0 chars. Preview: …]",
-        );
+        check("", 150, Flavor::Ts, "[Truncated to save context: 0 chars. Preview: …]");
     }
 }

@@ -23,18 +23,19 @@ pub(crate) fn seed_estimator(flavor: Flavor) -> Chars4 {
     })
 }
 
-/// Compacts `messages` as the seed's `compact()` does; returns what it did and the estimates
-/// before and after.
+/// Compacts `messages` as the seed's `compact()` does, deciding with `counter` (the seed's own
+/// estimate, or the true counter on a retry after an overflow); returns what it did and the
+/// estimates before and after.
 pub(crate) fn reference(
     messages: &mut Vec<Message>,
     system: Option<&Message>,
+    counter: &dyn TokenCounter,
     limit: u64,
     keep: usize,
     flavor: Flavor,
 ) -> (Counts, u64, u64) {
-    let counter = seed_estimator(flavor);
     let prefix = counter.prefix_units(system, &[]);
-    let mut work = Work::new(messages, prefix, &counter, limit, keep);
+    let mut work = Work::new(messages, prefix, counter, limit, keep);
     let before = work.estimate();
     truncate(&mut work, 150, flavor);
     drop_exchanges(&mut work, keep);

@@ -8,6 +8,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::fact::FactKind;
+
 /// When a threshold-triggered stage runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trigger {
@@ -27,7 +29,7 @@ pub enum Flavor {
 }
 
 /// One stage of a pipeline, with its parameters.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum StageSpec {
     /// Does nothing: the baseline.
     None,
@@ -61,6 +63,13 @@ pub enum StageSpec {
         /// Tools whose results are never cleared.
         exclude: Vec<String>,
     },
+    /// One model call summarises the oldest exchanges; a summary message replaces them.
+    Summarize {
+        /// Kinds of facts the summary is told to keep.
+        keep: Vec<FactKind>,
+        /// The summary's size as a fraction of the span's.
+        ratio: f64,
+    },
     /// The seed's `compact()`, ported line by line.
     Reference {
         /// Which listing.
@@ -69,7 +78,7 @@ pub enum StageSpec {
 }
 
 /// A strategy: one or more stages run left to right before every model call.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Strategy {
     /// The stages, in order.
     pub stages: Vec<StageSpec>,
@@ -88,7 +97,7 @@ impl fmt::Display for StrategyError {
 impl std::error::Error for StrategyError {}
 
 /// The stage names, as `--help` lists them.
-pub const STAGE_NAMES: &str = "none, truncate, drop, mask, window, clear-tool-uses, reference";
+pub const STAGE_NAMES: &str = "none, truncate, drop, mask, window, clear-tool-uses, summarize, reference";
 
 fn err(msg: impl Into<String>) -> StrategyError {
     StrategyError(msg.into())
@@ -104,6 +113,7 @@ impl StageSpec {
             StageSpec::Mask { .. } => "mask",
             StageSpec::Window { .. } => "window",
             StageSpec::ClearToolUses { .. } => "clear-tool-uses",
+            StageSpec::Summarize { .. } => "summarize",
             StageSpec::Reference { .. } => "reference",
         }
     }
@@ -129,15 +139,12 @@ impl StageSpec {
                 exclude: vec![],
             },
             "reference" => StageSpec::Reference { flavor: Flavor::Ts },
-            "summarize" => {
-                return Err(err(
-                    "strategy stage `summarize` needs a model to write the summary; it is not available here yet",
-                ));
-            }
+            "summarize" => StageSpec::Summarize {
+                keep: vec![FactKind::Id, FactKind::Number, FactKind::Decision],
+                ratio: 0.1,
+            },
             "" => {
-                return Err(err(format!(
-                    "empty strategy stage; expected one of: {STAGE_NAMES}"
-                )));
+                return Err(err(format!("empty strategy stage; expected one of: {STAGE_NAMES}")));
             }
             other => {
                 return Err(err(format!(
@@ -157,11 +164,9 @@ impl StageSpec {
     fn set(&mut self, key: &str, value: &str) -> Result<(), StrategyError> {
         let name = self.name();
         let number = |value: &str| -> Result<u64, StrategyError> {
-            value.parse().map_err(|_| {
-                err(format!(
-                    "{name}.{key} must be a whole number, not `{value}`"
-                ))
-            })
+            value
+                .parse()
+                .map_err(|_| err(format!("{name}.{key} must be a whole number, not `{value}`")))
         };
         let unknown = || {
             let known = match name {
@@ -170,6 +175,7 @@ impl StageSpec {
                 "window" => "n",
                 "clear-tool-uses" => "trigger, keep, clear_at_least, exclude",
                 "reference" => "flavor",
+                "summarize" => "keep, ratio",
                 _ => "none",
             };
             err(format!(
@@ -177,50 +183,52 @@ impl StageSpec {
             ))
         };
         match self {
-            StageSpec::Truncate { preview } if key == "preview" => {
-                *preview = number(value)? as usize
-            }
+            StageSpec::Truncate { preview } if key == "preview" => *preview = number(value)? as usize,
             StageSpec::Mask { m, .. } if key == "m" => *m = number(value)? as usize,
             StageSpec::Mask { trigger, .. } if key == "trigger" => {
                 *trigger = match value {
                     "threshold" => Trigger::Threshold,
                     "always" => Trigger::Always,
                     _ => {
-                        return Err(err(format!(
-                            "mask.trigger is `threshold` or `always`, not `{value}`"
-                        )));
+                        return Err(err(format!("mask.trigger is `threshold` or `always`, not `{value}`")));
                     }
                 }
             }
             StageSpec::Window { n } if key == "n" => *n = number(value)? as usize,
             StageSpec::ClearToolUses { trigger, .. } if key == "trigger" => {
-                *trigger = if value == "limit" {
-                    None
-                } else {
-                    Some(number(value)?)
-                }
+                *trigger = if value == "limit" { None } else { Some(number(value)?) }
             }
-            StageSpec::ClearToolUses { keep, .. } if key == "keep" => {
-                *keep = number(value)? as usize
-            }
+            StageSpec::ClearToolUses { keep, .. } if key == "keep" => *keep = number(value)? as usize,
             StageSpec::ClearToolUses { clear_at_least, .. } if key == "clear_at_least" => {
                 *clear_at_least = number(value)?
             }
             StageSpec::ClearToolUses { exclude, .. } if key == "exclude" => {
-                *exclude = value
-                    .split('/')
-                    .filter(|s| !s.is_empty())
-                    .map(str::to_owned)
-                    .collect()
+                *exclude = value.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect()
+            }
+            StageSpec::Summarize { keep, .. } if key == "keep" => *keep = value
+                .split('/')
+                .filter(|s| !s.is_empty())
+                .map(|k| {
+                    FactKind::parse(k).ok_or_else(|| {
+                        err(format!(
+                            "summarize.keep takes fact kinds (id, number, decision, path, command, detail), not `{k}`"
+                        ))
+                    })
+                })
+                .collect::<Result<_, _>>()?,
+            StageSpec::Summarize { ratio, .. } if key == "ratio" => {
+                *ratio = value
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|r| *r > 0.0 && *r <= 1.0)
+                    .ok_or_else(|| err(format!("summarize.ratio is a fraction in (0, 1], not `{value}`")))?
             }
             StageSpec::Reference { flavor } if key == "flavor" => {
                 *flavor = match value {
                     "ts" => Flavor::Ts,
                     "py" => Flavor::Py,
                     _ => {
-                        return Err(err(format!(
-                            "reference.flavor is `ts` or `py`, not `{value}`"
-                        )));
+                        return Err(err(format!("reference.flavor is `ts` or `py`, not `{value}`")));
                     }
                 }
             }
@@ -260,6 +268,10 @@ impl fmt::Display for StageSpec {
                     exclude.join("/")
                 )
             }
+            StageSpec::Summarize { keep, ratio } => {
+                let keep: Vec<&str> = keep.iter().map(|k| k.as_str()).collect();
+                write!(f, "summarize:keep={},ratio={ratio}", keep.join("/"))
+            }
             StageSpec::Reference { flavor: Flavor::Ts } => f.write_str("reference:flavor=ts"),
             StageSpec::Reference { flavor: Flavor::Py } => f.write_str("reference:flavor=py"),
         }
@@ -270,10 +282,7 @@ impl FromStr for Strategy {
     type Err = StrategyError;
 
     fn from_str(text: &str) -> Result<Strategy, StrategyError> {
-        let stages = text
-            .split('+')
-            .map(StageSpec::parse)
-            .collect::<Result<Vec<_>, _>>()?;
+        let stages = text.split('+').map(StageSpec::parse).collect::<Result<Vec<_>, _>>()?;
         let alone = |s: &StageSpec| matches!(s, StageSpec::None | StageSpec::Reference { .. });
         if stages.len() > 1 {
             if let Some(s) = stages.iter().find(|s| alone(s)) {
@@ -284,6 +293,13 @@ impl FromStr for Strategy {
             }
         }
         Ok(Strategy { stages })
+    }
+}
+
+impl Strategy {
+    /// Whether this is the `none` baseline.
+    pub fn is_none(&self) -> bool {
+        matches!(self.stages.as_slice(), [StageSpec::None])
     }
 }
 
@@ -303,9 +319,9 @@ impl fmt::Display for Strategy {
 pub fn parse_strategy_list(text: &str) -> Result<Vec<Strategy>, StrategyError> {
     let mut names: Vec<String> = Vec::new();
     for piece in text.split(',') {
-        let continues = piece.split_once('=').is_some_and(|(key, _)| {
-            !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_')
-        });
+        let continues = piece
+            .split_once('=')
+            .is_some_and(|(key, _)| !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
         match names.last_mut() {
             Some(last) if continues => {
                 last.push(',');
@@ -332,10 +348,7 @@ mod tests {
         let cases = [
             ("none", "none"),
             ("truncate+drop", "truncate:preview=150+drop"),
-            (
-                "mask:trigger=always,m=5+drop",
-                "mask:m=5,trigger=always+drop",
-            ),
+            ("mask:trigger=always,m=5+drop", "mask:m=5,trigger=always+drop"),
             ("window", "window:n=4"),
             (
                 "clear-tool-uses",
@@ -352,8 +365,13 @@ mod tests {
             ),
             (
                 "trim",
-                "error: unknown strategy stage `trim`; expected one of: none, truncate, drop, mask, window, clear-tool-uses, reference",
+                "error: unknown strategy stage `trim`; expected one of: none, truncate, drop, mask, window, clear-tool-uses, summarize, reference",
             ),
+            (
+                "truncate+summarize",
+                "truncate:preview=150+summarize:keep=id/number/decision,ratio=0.1",
+            ),
+            ("summarize:ratio=0.25,keep=path", "summarize:keep=path,ratio=0.25"),
             (
                 "reference+drop",
                 "error: `reference` stands alone; it cannot be part of a pipeline",
@@ -374,10 +392,8 @@ mod tests {
 
     #[test]
     fn lists_split_on_commas_that_do_not_continue_parameters() {
-        let list = parse_strategy_list(
-            "truncate,mask:m=5,trigger=always+drop,clear-tool-uses:keep=1,exclude=a/b,drop",
-        )
-        .expect("valid list");
+        let list = parse_strategy_list("truncate,mask:m=5,trigger=always+drop,clear-tool-uses:keep=1,exclude=a/b,drop")
+            .expect("valid list");
         let names: Vec<String> = list.iter().map(ToString::to_string).collect();
         assert_eq!(
             names,

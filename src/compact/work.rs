@@ -73,6 +73,21 @@ impl<'a> Work<'a> {
         self.messages
     }
 
+    /// The estimator's cost of message `i`, in units.
+    pub(crate) fn units(&self, i: usize) -> u64 {
+        self.units[i]
+    }
+
+    /// Inserts a message (removals must have been applied).
+    pub(crate) fn insert(&mut self, i: usize, message: Message) {
+        debug_assert!(!self.pending_removals);
+        let units = self.counter.message_units(&message);
+        self.messages.insert(i, message);
+        self.units.insert(i, units);
+        self.removed.insert(i, false);
+        self.total += units;
+    }
+
     /// The current estimate of the whole request.
     pub(crate) fn estimate(&self) -> u64 {
         self.counter.tokens(self.total)

@@ -38,13 +38,7 @@ impl Bpe {
     pub fn o200k() -> Arc<Bpe> {
         static SHARED: OnceLock<Arc<Bpe>> = OnceLock::new();
         SHARED
-            .get_or_init(|| {
-                Arc::new(Bpe::new(
-                    "o200k",
-                    bpe_openai::o200k_base(),
-                    ToolConstants::GPT_4O,
-                ))
-            })
+            .get_or_init(|| Arc::new(Bpe::new("o200k", bpe_openai::o200k_base(), ToolConstants::GPT_4O)))
             .clone()
     }
 
@@ -52,13 +46,7 @@ impl Bpe {
     pub fn cl100k() -> Arc<Bpe> {
         static SHARED: OnceLock<Arc<Bpe>> = OnceLock::new();
         SHARED
-            .get_or_init(|| {
-                Arc::new(Bpe::new(
-                    "cl100k",
-                    bpe_openai::cl100k_base(),
-                    ToolConstants::GPT_4,
-                ))
-            })
+            .get_or_init(|| Arc::new(Bpe::new("cl100k", bpe_openai::cl100k_base(), ToolConstants::GPT_4)))
             .clone()
     }
 
@@ -88,9 +76,7 @@ impl Bpe {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, u32>> {
         // A panic while holding the lock cannot leave a wrong count behind: entries are whole.
-        self.cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -113,6 +99,10 @@ impl TokenCounter for Bpe {
             n += self.text(call.name) + self.text(call.arguments) + PER_CALL;
         }
         n
+    }
+
+    fn text_tokens(&self, text: &str) -> u64 {
+        self.text(text)
     }
 
     fn tokens(&self, units: u64) -> u64 {

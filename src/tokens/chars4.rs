@@ -60,6 +60,10 @@ impl TokenCounter for Chars4 {
         }
     }
 
+    fn text_tokens(&self, text: &str) -> u64 {
+        self.text_len(text).div_ceil(4)
+    }
+
     fn tokens(&self, units: u64) -> u64 {
         units.div_ceil(4)
     }
@@ -77,14 +81,9 @@ mod tests {
     #[test]
     fn matches_the_seeds_typescript_estimate() {
         // ceil((SYSTEM.length + Σ JSON.stringify(m).length) / 4), computed by hand and under Node.
-        let system = Message::new(
-            crate::Role::System,
-            "You are the support assistant of a bike shop.",
-        );
+        let system = Message::new(crate::Role::System, "You are the support assistant of a bike shop.");
         let history = [
-            message(
-                json!({"role": "user", "content": "Hi! My order #4471 came with a bent front wheel."}),
-            ),
+            message(json!({"role": "user", "content": "Hi! My order #4471 came with a bent front wheel."})),
             message(json!({"role": "assistant", "content": "🚲 On it 👍"})),
         ];
         let c = Chars4::new(Chars4Flavor::Js);

@@ -75,10 +75,7 @@ fn len(value: &Value, d: &Dialect) -> u64 {
 }
 
 fn object_len(map: &Map<String, Value>, d: &Dialect) -> u64 {
-    let inner: u64 = map
-        .iter()
-        .map(|(k, v)| (d.string)(k) + d.key_sep + len(v, d))
-        .sum();
+    let inner: u64 = map.iter().map(|(k, v)| (d.string)(k) + d.key_sep + len(v, d)).sum();
     2 + inner + d.item_sep * (map.len().saturating_sub(1) as u64)
 }
 

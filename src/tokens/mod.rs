@@ -11,6 +11,7 @@ mod bpe;
 mod chars4;
 pub mod json_len;
 mod tools;
+pub mod usage;
 
 use std::fmt;
 use std::sync::Arc;
@@ -33,13 +34,15 @@ pub trait TokenCounter: Send + Sync {
     /// Units of one history message.
     fn message_units(&self, message: &Message) -> u64;
 
+    /// Tokens of a plain text with no framing (what a reply's content or arguments cost).
+    fn text_tokens(&self, text: &str) -> u64;
+
     /// Tokens of a request whose parts sum to `units`. Non-decreasing in `units`.
     fn tokens(&self, units: u64) -> u64;
 
     /// Tokens of a whole request.
     fn count(&self, system: Option<&Message>, messages: &[Message], tools: &[Value]) -> u64 {
-        let units = self.prefix_units(system, tools)
-            + messages.iter().map(|m| self.message_units(m)).sum::<u64>();
+        let units = self.prefix_units(system, tools) + messages.iter().map(|m| self.message_units(m)).sum::<u64>();
         self.tokens(units)
     }
 }

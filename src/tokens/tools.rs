@@ -42,11 +42,7 @@ impl ToolConstants {
 }
 
 /// Tokens of a request's `tools` array; `bpe` counts a plain text.
-pub(crate) fn tool_schema_tokens(
-    tools: &[Value],
-    k: ToolConstants,
-    bpe: &dyn Fn(&str) -> u64,
-) -> u64 {
+pub(crate) fn tool_schema_tokens(tools: &[Value], k: ToolConstants, bpe: &dyn Fn(&str) -> u64) -> u64 {
     if tools.is_empty() {
         return 0;
     }

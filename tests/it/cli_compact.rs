@@ -14,17 +14,9 @@ fn fixture(name: &str) -> String {
 }
 
 fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
-    let out = ctxbench()
-        .args(args)
-        .write_stdin(stdin)
-        .output()
-        .expect("runs");
+    let out = ctxbench().args(args).write_stdin(stdin).output().expect("runs");
     let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8 output");
-    (
-        out.status.code().unwrap_or(-1),
-        text(out.stdout),
-        text(out.stderr),
-    )
+    (out.status.code().unwrap_or(-1), text(out.stdout), text(out.stderr))
 }
 
 #[test]
@@ -38,32 +30,14 @@ fn help_is_stable() {
 fn compacts_a_request_body_in_its_own_shape() {
     let file = fixture("support-chat.json");
     let (code, stdout, stderr) = run(
-        &[
-            "compact",
-            "--strategy",
-            "truncate+drop",
-            "--window",
-            "1000",
-            &file,
-        ],
+        &["compact", "--strategy", "truncate+drop", "--window", "1000", &file],
         "",
     );
     assert_eq!(code, 0, "{stderr}");
-    let input: Value =
-        serde_json::from_str(&std::fs::read_to_string(&file).expect("fixture")).expect("json");
+    let input: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("fixture")).expect("json");
     let output: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
-    let keys = |v: &Value| {
-        v.as_object()
-            .expect("object")
-            .keys()
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(
-        keys(&output),
-        keys(&input),
-        "same top-level fields, same order"
-    );
+    let keys = |v: &Value| v.as_object().expect("object").keys().cloned().collect::<Vec<_>>();
+    assert_eq!(keys(&output), keys(&input), "same top-level fields, same order");
     for field in ["model", "temperature", "tools", "user"] {
         assert_eq!(output[field], input[field], "{field} copied unchanged");
     }
@@ -71,10 +45,7 @@ fn compacts_a_request_body_in_its_own_shape() {
         input["messages"].as_array().unwrap().len(),
         output["messages"].as_array().unwrap().len(),
     );
-    assert!(
-        after < before,
-        "{after} messages of {before}: something was dropped"
-    );
+    assert!(after < before, "{after} messages of {before}: something was dropped");
     insta::assert_snapshot!(stderr.replace(&file, "support-chat.json"));
 }
 
@@ -82,18 +53,12 @@ fn compacts_a_request_body_in_its_own_shape() {
 fn none_round_trips_verbatim() {
     for name in ["support-chat.json", "coding-agent.json"] {
         let file = fixture(name);
-        let (code, stdout, stderr) = run(
-            &["compact", "--strategy", "none", "--window", "100", &file],
-            "",
-        );
+        let (code, stdout, stderr) = run(&["compact", "--strategy", "none", "--window", "100", &file], "");
         assert_eq!(code, 0, "{stderr}");
-        let input: Value =
-            serde_json::from_str(&std::fs::read_to_string(&file).expect("fixture")).expect("json");
+        let input: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("fixture")).expect("json");
         // Compact serialisations compare key order, nulls and raw argument strings too.
         assert_eq!(
-            serde_json::from_str::<Value>(&stdout)
-                .expect("JSON")
-                .to_string(),
+            serde_json::from_str::<Value>(&stdout).expect("JSON").to_string(),
             input.to_string(),
             "{name}"
         );
@@ -117,17 +82,9 @@ fn json_report_has_every_field() {
         &stdin,
     );
     assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stdout.trim_start().starts_with('['),
-        "a bare array stays a bare array"
-    );
+    assert!(stdout.trim_start().starts_with('['), "a bare array stays a bare array");
     let report: Value = serde_json::from_str(stderr.trim()).expect("the report is one JSON object");
-    let keys: Vec<&str> = report
-        .as_object()
-        .expect("object")
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys: Vec<&str> = report.as_object().expect("object").keys().map(String::as_str).collect();
     assert_eq!(
         keys,
         [
@@ -152,10 +109,7 @@ fn json_report_has_every_field() {
     );
     assert_eq!(report["strategy"], "mask:m=10,trigger=threshold+drop");
     assert_eq!(report["limit"], 6400);
-    assert_eq!(
-        report["pending_calls"], 1,
-        "the final pytest call has no result yet"
-    );
+    assert_eq!(report["pending_calls"], 1, "the final pytest call has no result yet");
     assert_eq!(report["pairing_ok"], true);
     assert!(report["masked"].as_u64().expect("number") > 0);
     assert_eq!(
@@ -180,8 +134,7 @@ fn bad_input_is_named_and_exits_2() {
         ),
         (
             &["--window", "100"],
-            r#"[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"a","content":"r"}]"#
-                .into(),
+            r#"[{"role":"user","content":"x"},{"role":"tool","tool_call_id":"a","content":"r"}]"#.into(),
             "error: <stdin>: messages[1]: tool result for \"a\" answers no call",
         ),
         (
@@ -226,14 +179,8 @@ fn bad_input_is_named_and_exits_2() {
         all.extend_from_slice(args);
         let (code, stdout, stderr) = run(&all, stdin);
         assert_eq!(code, 2, "{args:?}: {stderr}");
-        assert!(
-            stderr.contains(expect),
-            "{args:?}: expected {expect:?} in\n{stderr}"
-        );
-        assert!(
-            stdout.is_empty(),
-            "{args:?}: nothing half-written on stdout"
-        );
+        assert!(stderr.contains(expect), "{args:?}: expected {expect:?} in\n{stderr}");
+        assert!(stdout.is_empty(), "{args:?}: nothing half-written on stdout");
     }
 }
 
@@ -245,14 +192,7 @@ fn compacts_a_real_airline_conversation() {
     };
     let file = file.display().to_string();
     let (code, stdout, stderr) = run(
-        &[
-            "compact",
-            "--strategy",
-            "truncate+drop",
-            "--window",
-            "8000",
-            &file,
-        ],
+        &["compact", "--strategy", "truncate+drop", "--window", "8000", &file],
         "",
     );
     assert_eq!(code, 0, "{stderr}");

@@ -45,8 +45,7 @@ fn json_files(dir: &Path) -> Vec<PathBuf> {
 /// Returns how many runs changed the history.
 fn check_file(file: &Path) -> usize {
     let text = std::fs::read_to_string(file).expect("readable");
-    let body =
-        RequestBody::parse(&text, &file.display().to_string()).expect("real conversations parse");
+    let body = RequestBody::parse(&text, &file.display().to_string()).expect("real conversations parse");
     let original = body.conversation;
     let pending = check_pairing(&original.messages)
         .expect("real conversations keep pairing")
@@ -62,23 +61,12 @@ fn check_file(file: &Path) -> usize {
             for &name in STRATEGIES {
                 let strategy: Strategy = name.parse().expect("valid strategy");
                 let mut c = original.clone();
-                let done = Compactor::new(strategy, policy.clone(), CounterKind::Chars4.counter())
-                    .compact(&mut c);
-                let at = format!(
-                    "{} with {name} at window {window}, keep {keep}",
-                    file.display()
-                );
-                assert_eq!(
-                    check_pairing(&c.messages).map(|p| p.pending_calls),
-                    Ok(pending),
-                    "{at}"
-                );
+                let done = Compactor::new(strategy, policy.clone(), CounterKind::Chars4.counter()).compact(&mut c);
+                let at = format!("{} with {name} at window {window}, keep {keep}", file.display());
+                assert_eq!(check_pairing(&c.messages).map(|p| p.pending_calls), Ok(pending), "{at}");
                 assert_eq!(c.system, original.system, "{at}");
                 assert_eq!(c.messages[..head], original.messages[..head], "{at}");
-                assert!(
-                    done.tokens_after <= done.tokens_before || done.cannot_fit,
-                    "{at}"
-                );
+                assert!(done.tokens_after <= done.tokens_before || done.cannot_fit, "{at}");
                 changed += usize::from(done.changed());
             }
         }
@@ -89,10 +77,7 @@ fn check_file(file: &Path) -> usize {
 #[test]
 fn project_fixtures() {
     let files = fixtures();
-    assert!(
-        files.len() >= 2,
-        "tests/fixtures holds the project's own conversations"
-    );
+    assert!(files.len() >= 2, "tests/fixtures holds the project's own conversations");
     for file in files {
         assert!(
             check_file(&file) > 0,

@@ -18,8 +18,7 @@ pub fn text() -> impl Strategy<Value = String> {
         1 => Just("[Truncated".to_owned()),
     ];
     let repeat = prop_oneof![6 => Just(1usize), 2 => 2usize..20, 1 => 100usize..800];
-    (prop::collection::vec(piece, 0..6), repeat)
-        .prop_map(|(pieces, repeat)| pieces.concat().repeat(repeat))
+    (prop::collection::vec(piece, 0..6), repeat).prop_map(|(pieces, repeat)| pieces.concat().repeat(repeat))
 }
 
 /// A `content` field: mostly a string, sometimes null, sometimes an array of parts.
@@ -78,9 +77,7 @@ fn push_step(out: &mut Vec<Message>, step: &Step, answered: bool) {
                            "function": {"name": TOOLS[t], "arguments": format!("{{\"k\":{k}}}")}})
                 })
                 .collect();
-            let content = reply_text
-                .as_ref()
-                .map_or(Value::Null, |t| Value::String(t.clone()));
+            let content = reply_text.as_ref().map_or(Value::Null, |t| Value::String(t.clone()));
             out.push(message(
                 json!({"role": "assistant", "content": content, "tool_calls": calls}),
             ));
@@ -92,10 +89,8 @@ fn push_step(out: &mut Vec<Message>, step: &Step, answered: bool) {
                 order.reverse();
             }
             for k in order {
-                out.push(message(
-                    json!({"role": "tool", "tool_call_id": format!("call_{k}"),
-                                        "name": TOOLS[tools[k]], "content": results[k]}),
-                ));
+                out.push(message(json!({"role": "tool", "tool_call_id": format!("call_{k}"),
+                                        "name": TOOLS[tools[k]], "content": results[k]})));
             }
         }
     }
@@ -145,14 +140,12 @@ pub fn conversation() -> impl Strategy<Value = Conversation> {
 
 /// A valid policy; windows from tiny to roomy so that every strategy gets to work.
 pub fn policy() -> impl Strategy<Value = Policy> {
-    (20u64..30_000, 1u32..=20, 1usize..5, 0u64..4).prop_map(
-        |(window, twentieths, keep, reserve)| Policy {
-            window,
-            threshold: f64::from(twentieths) / 20.0,
-            keep_recent_turns: keep,
-            reply_reserve: window * reserve / 10,
-        },
-    )
+    (20u64..30_000, 1u32..=20, 1usize..5, 0u64..4).prop_map(|(window, twentieths, keep, reserve)| Policy {
+        window,
+        threshold: f64::from(twentieths) / 20.0,
+        keep_recent_turns: keep,
+        reply_reserve: window * reserve / 10,
+    })
 }
 
 /// One stage with random parameters (no `none` or `reference`, which stand alone).
@@ -163,7 +156,12 @@ pub fn stage() -> impl Strategy<Value = String> {
         (0usize..6, any::<bool>())
             .prop_map(|(m, always)| format!("mask:m={m},trigger={}", if always { "always" } else { "threshold" })),
         (0usize..6).prop_map(|n| format!("window:n={n}")),
-        (prop::option::of(0u64..20_000), 0usize..5, prop_oneof![3 => Just(0u64), 1 => 0u64..2000], any::<bool>())
+        (
+            prop::option::of(0u64..20_000),
+            0usize..5,
+            prop_oneof![3 => Just(0u64), 1 => 0u64..2000],
+            any::<bool>()
+        )
             .prop_map(|(trigger, keep, at_least, exclude)| {
                 let trigger = trigger.map_or("limit".to_owned(), |t| t.to_string());
                 let exclude = if exclude { "get_receipt" } else { "" };

@@ -3,9 +3,7 @@
 
 use ctxbench::compact::{Compaction, StageSpec};
 use ctxbench::conversation::{first_user, keep_from};
-use ctxbench::{
-    Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, check_pairing,
-};
+use ctxbench::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, check_pairing};
 use proptest::prelude::*;
 
 use crate::generate::{conversation, policy, strategy};
@@ -32,12 +30,7 @@ fn compactor(strategy: &str, policy: &Policy, estimator: CounterKind) -> Compact
     Compactor::new(strategy, policy.clone(), estimator.counter())
 }
 
-fn compact(
-    c: &Conversation,
-    strategy: &str,
-    policy: &Policy,
-    estimator: CounterKind,
-) -> (Conversation, Compaction) {
+fn compact(c: &Conversation, strategy: &str, policy: &Policy, estimator: CounterKind) -> (Conversation, Compaction) {
     let mut out = c.clone();
     let done = compactor(strategy, policy, estimator).compact(&mut out);
     (out, done)
@@ -76,10 +69,7 @@ fn protected_results(strategy: &str) -> Option<usize> {
 }
 
 fn instructions(messages: &[Message]) -> Vec<&Message> {
-    messages
-        .iter()
-        .filter(|m| m.role().is_instruction())
-        .collect()
+    messages.iter().filter(|m| m.role().is_instruction()).collect()
 }
 
 proptest! {

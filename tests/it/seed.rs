@@ -8,8 +8,7 @@ use crate::shared::{jsonl, shared};
 
 /// Compacts one oracle case and returns the history as compact JSON, one message a line.
 fn compact_case(case: &Value, strategy: &str, estimator: CounterKind) -> String {
-    let messages: Vec<Message> =
-        serde_json::from_value(case["messages"].clone()).expect("valid messages");
+    let messages: Vec<Message> = serde_json::from_value(case["messages"].clone()).expect("valid messages");
     let system = case["system"].as_str().expect("system is a string");
     let mut conversation = Conversation {
         system: Some(Message::new(Role::System, system)),
@@ -39,10 +38,7 @@ fn render(lines: impl Iterator<Item = String>) -> String {
 
 fn expected(case: &Value) -> String {
     let list = case["expected"].as_array().expect("expected is an array");
-    render(
-        list.iter()
-            .map(|m| serde_json::to_string(m).expect("serializes")),
-    )
+    render(list.iter().map(|m| serde_json::to_string(m).expect("serializes")))
 }
 
 fn check_listing(file: &str, strategies: &[(&str, CounterKind)]) {
@@ -54,25 +50,12 @@ fn check_listing(file: &str, strategies: &[(&str, CounterKind)]) {
     let mut changed = 0;
     for (n, case) in cases.iter().enumerate() {
         let expect = expected(case);
-        if expect
-            != render(
-                case["messages"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .map(|m| m.to_string()),
-            )
-        {
+        if expect != render(case["messages"].as_array().into_iter().flatten().map(|m| m.to_string())) {
             changed += 1;
         }
         for (strategy, estimator) in strategies {
             let got = compact_case(case, strategy, *estimator);
-            pretty_assertions::assert_eq!(
-                got,
-                expect,
-                "{file} line {}: {strategy} with {estimator}",
-                n + 1
-            );
+            pretty_assertions::assert_eq!(got, expect, "{file} line {}: {strategy} with {estimator}", n + 1);
         }
     }
     // The oracle must exercise compaction, not only histories that already fit.
@@ -95,8 +78,5 @@ fn reference_is_the_typescript_listing() {
 
 #[test]
 fn reference_py_is_the_python_listing() {
-    check_listing(
-        "seed-compact-py.jsonl",
-        &[("reference:flavor=py", CounterKind::O200k)],
-    );
+    check_listing("seed-compact-py.jsonl", &[("reference:flavor=py", CounterKind::O200k)]);
 }

@@ -1,0 +1,149 @@
+//! `ctxbench run`: one scenario, one strategy, drawn call by call as the window fills up
+//! (the seed's falling-blocks picture, in the terminal).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use ctxbench::compact::Strategy;
+use ctxbench::human::thousands;
+use ctxbench::model::CallKind;
+use ctxbench::report::{ResultRow, table};
+use ctxbench::run::run_scenario;
+use ctxbench::scenario::load_scenario;
+use ctxbench::trace::{CallRecord, Outcome};
+
+use super::output::{trace_lines, write_atomic};
+use super::run_args::RunArgs;
+
+/// Replay one scenario with one strategy, showing each model call as it happens.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl"
+)]
+pub struct RunCommandArgs {
+    /// The scenario file.
+    #[arg(value_name = "SCENARIO")]
+    file: PathBuf,
+
+    /// Strategy: stages joined by `+`, parameters after `:`.
+    #[arg(long, default_value = "truncate+drop", value_name = "STRATEGY")]
+    strategy: String,
+
+    #[command(flatten)]
+    run: RunArgs,
+
+    /// Write the trace (one JSON line per call) to this file.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+}
+
+const BAR: usize = 40;
+
+pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
+    let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
+    let config = args.run.config(strategy)?;
+    let scenario = load_scenario(&args.file, config.seed)?;
+    let Some(policy) = config.policy(&scenario) else {
+        bail!("{}: the scenario sets no window; give one with --window", scenario.path);
+    };
+    policy.validate().context("invalid policy")?;
+    println!(
+        "{} · {} · window {} · limit {} (threshold {}) · keep {}",
+        scenario.name,
+        config.strategy,
+        thousands(policy.window),
+        thousands(policy.limit()),
+        policy.threshold,
+        policy.keep_recent_turns
+    );
+    println!(
+        "{:>4} {:>4} {:<8} {:<w$}  {:>13}  {:>11}",
+        "call",
+        "req",
+        "kind",
+        "window (| = threshold)",
+        "tokens",
+        "sent",
+        w = BAR + 2
+    );
+    let threshold_at = ((policy.threshold * BAR as f64).round() as usize).min(BAR);
+    let result = run_scenario(&scenario, &config, &policy, &mut |record| {
+        println!("{}", line(record, threshold_at));
+    });
+    if let Some(path) = &args.trace {
+        write_atomic(path, &trace_lines(&result.trace)?)?;
+        eprintln!("wrote {} ({} calls)", path.display(), result.trace.len());
+    }
+    println!();
+    print!(
+        "{}",
+        table(&[ResultRow::new(&scenario, &config, &policy, &result.metrics)])
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One call: the request as a bar of the window, the threshold marked, what compaction did.
+fn line(r: &CallRecord, threshold_at: usize) -> String {
+    let filled = ((r.true_tokens as f64 / r.window as f64) * BAR as f64).round() as usize;
+    let mut bar: Vec<char> = (0..BAR).map(|i| if i < filled.min(BAR) { '█' } else { '·' }).collect();
+    if threshold_at < BAR {
+        bar[threshold_at] = if threshold_at < filled { '┃' } else { '|' };
+    }
+    let spill = if filled > BAR { '▶' } else { ' ' };
+    let kind = match r.kind {
+        CallKind::Agent => "agent",
+        CallKind::Refetch => "refetch",
+        CallKind::Summary => "summary",
+    };
+    let mut notes = Vec::new();
+    if let Some(c) = &r.compaction {
+        let mut done = Vec::new();
+        for (n, what) in [(c.truncated, "truncated"), (c.masked, "masked"), (c.dropped, "dropped")] {
+            if n > 0 {
+                done.push(format!("{n} {what}"));
+            }
+        }
+        if !done.is_empty() {
+            notes.push(format!(
+                "{} ({}): {} → {}",
+                c.stages.join(" + "),
+                done.join(", "),
+                thousands(c.tokens_before),
+                thousands(c.tokens_after)
+            ));
+        }
+        if c.cannot_fit {
+            notes.push("cannot fit".into());
+        }
+    }
+    match r.outcome {
+        Outcome::Overflow => notes.push("OVERFLOW: rejected".into()),
+        Outcome::PairingError => notes.push("PAIRING ERROR: rejected".into()),
+        Outcome::Truncated => notes.push("server cut old messages".into()),
+        Outcome::Ok => {}
+    }
+    if r.retry {
+        notes.push("retry".into());
+    }
+    if !r.lost.is_empty() {
+        notes.push(format!("lost: {}", r.lost.join(", ")));
+    }
+    if !r.refetched.is_empty() {
+        notes.push(format!("refetch: {}", r.refetched.join(", ")));
+    }
+    format!(
+        "{:>4} {:>4} {:<8} [{}]{spill} {:>6}/{:<6}  {:>11}  {}",
+        r.call,
+        r.request,
+        kind,
+        bar.into_iter().collect::<String>(),
+        thousands(r.true_tokens),
+        thousands(r.window),
+        thousands(r.tokens_sent),
+        notes.join(" · ")
+    )
+    .trim_end()
+    .to_owned()
+}

@@ -1,0 +1,131 @@
+//! The simulated server in front of a model (DESIGN §7): counts each request with the true
+//! counter, rejects a broken history as real APIs do, and enforces the window, either by
+//! rejecting the request (`reject`, OpenAI's behaviour) or by cutting the oldest messages until
+//! it fits (`truncate`, as some local servers do; the model sees only what is left).
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::message::{Message, Role};
+use crate::model::{Model, ModelError, ModelReply, ModelRequest};
+use crate::pairing::check_pairing;
+use crate::tokens::TokenCounter;
+
+/// What the server does with a request over the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Overflow {
+    /// Reject it with a context-length error.
+    Reject,
+    /// Drop whole messages, oldest first, until it fits.
+    Truncate,
+}
+
+impl Overflow {
+    /// The command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Overflow::Reject => "reject",
+            Overflow::Truncate => "truncate",
+        }
+    }
+}
+
+impl fmt::Display for Overflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A model behind a server with a context window.
+pub struct Provider<M> {
+    inner: M,
+    counter: Arc<dyn TokenCounter>,
+    window: u64,
+    overflow: Overflow,
+}
+
+impl<M: Model> Provider<M> {
+    /// A server with this true counter, window and overflow behaviour.
+    pub fn new(inner: M, counter: Arc<dyn TokenCounter>, window: u64, overflow: Overflow) -> Provider<M> {
+        Provider {
+            inner,
+            counter,
+            window,
+            overflow,
+        }
+    }
+
+    /// The model behind the server.
+    pub fn inner(&self) -> &M {
+        &self.inner
+    }
+
+    fn reply_tokens(&self, message: &Message) -> u64 {
+        let mut n = self.counter.text_tokens(&message.text());
+        for call in message.calls() {
+            n += self.counter.text_tokens(call.name) + self.counter.text_tokens(call.arguments);
+        }
+        n
+    }
+}
+
+/// Drops messages oldest first (never the newest), then results left without their call, until
+/// the request fits; returns the index of the first message kept.
+fn cut_to_fit(counter: &dyn TokenCounter, req: &ModelRequest<'_>, window: u64) -> usize {
+    let units: Vec<u64> = req.messages.iter().map(|m| counter.message_units(m)).collect();
+    let mut total = counter.prefix_units(req.system, req.tools) + units.iter().sum::<u64>();
+    let last = req.messages.len().saturating_sub(1);
+    let mut start = 0;
+    while start < last && counter.tokens(total) > window {
+        total -= units[start];
+        start += 1;
+        while start < last && req.messages[start].role() == Role::Tool {
+            total -= units[start];
+            start += 1;
+        }
+    }
+    start
+}
+
+impl<M: Model> Model for Provider<M> {
+    fn complete(&mut self, req: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
+        check_pairing(req.messages).map_err(ModelError::Pairing)?;
+        let needed = self.counter.count(req.system, req.messages, req.tools);
+        let (req, truncated) = if needed <= self.window {
+            (req, false)
+        } else {
+            match self.overflow {
+                Overflow::Reject => {
+                    return Err(ModelError::ContextWindowExceeded {
+                        needed,
+                        limit: self.window,
+                    });
+                }
+                Overflow::Truncate => {
+                    let start = cut_to_fit(self.counter.as_ref(), &req, self.window);
+                    (
+                        ModelRequest {
+                            messages: &req.messages[start..],
+                            ..req
+                        },
+                        true,
+                    )
+                }
+            }
+        };
+        let prompt_tokens = self.counter.count(req.system, req.messages, req.tools);
+        if prompt_tokens > self.window {
+            // Even the newest message alone does not fit.
+            return Err(ModelError::ContextWindowExceeded {
+                needed: prompt_tokens,
+                limit: self.window,
+            });
+        }
+        let mut reply = self.inner.complete(req)?;
+        reply.usage.prompt_tokens = prompt_tokens;
+        reply.usage.completion_tokens = self.reply_tokens(&reply.message);
+        reply.usage.truncated = truncated;
+        Ok(reply)
+    }
+}

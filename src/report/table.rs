@@ -1,0 +1,95 @@
+//! The comparison for people: a terminal table and its Markdown twin, one row per run, the
+//! columns that decide between strategies.
+
+use super::ResultRow;
+use crate::human::thousands;
+
+const HEADERS: [&str; 10] = [
+    "scenario",
+    "strategy",
+    "tokens sent",
+    "calls",
+    "peak",
+    "overflows",
+    "facts lost",
+    "refetches",
+    "answered",
+    "done",
+];
+
+fn cells(row: &ResultRow) -> [String; 10] {
+    [
+        row.scenario.clone(),
+        row.strategy.clone(),
+        thousands(row.tokens_sent),
+        row.model_calls.to_string(),
+        thousands(row.peak_request_tokens),
+        row.overflows.to_string(),
+        format!("{}/{}", row.facts_lost, row.facts_needed),
+        row.refetches.to_string(),
+        format!("{}/{}", row.requests_answered, row.requests),
+        if row.completed { "yes".into() } else { "no".into() },
+    ]
+}
+
+/// Left-aligned text, right-aligned numbers.
+fn numeric(column: usize) -> bool {
+    column >= 2
+}
+
+/// An aligned text table.
+pub fn table(rows: &[ResultRow]) -> String {
+    let all: Vec<[String; 10]> = rows.iter().map(cells).collect();
+    let widths: Vec<usize> = (0..HEADERS.len())
+        .map(|c| {
+            all.iter()
+                .map(|r| r[c].chars().count())
+                .chain([HEADERS[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |values: &[String]| -> String {
+        let mut out = String::new();
+        for (c, v) in values.iter().enumerate() {
+            let pad = widths[c] - v.chars().count();
+            if c > 0 {
+                out.push_str("  ");
+            }
+            if numeric(c) {
+                out.push_str(&" ".repeat(pad));
+                out.push_str(v);
+            } else {
+                out.push_str(v);
+                out.push_str(&" ".repeat(pad));
+            }
+        }
+        out.trim_end().to_owned() + "\n"
+    };
+    let mut out = line(&HEADERS.map(String::from));
+    out.push_str(&line(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>()));
+    let mut previous = None;
+    for (row, values) in rows.iter().zip(&all) {
+        if previous.is_some_and(|p: &str| p != row.scenario) {
+            out.push('\n');
+        }
+        previous = Some(&row.scenario);
+        out.push_str(&line(values));
+    }
+    out
+}
+
+/// The same table in Markdown.
+pub fn markdown(rows: &[ResultRow]) -> String {
+    let mut out = format!("| {} |\n", HEADERS.join(" | "));
+    out.push_str(&format!(
+        "|{}\n",
+        (0..HEADERS.len())
+            .map(|c| if numeric(c) { " ---: |" } else { " --- |" })
+            .collect::<String>()
+    ));
+    for row in rows {
+        out.push_str(&format!("| {} |\n", cells(row).join(" | ")));
+    }
+    out
+}

@@ -1,0 +1,178 @@
+//! One run: a scenario replayed through the agent loop with one configuration. The same path
+//! serves tests, benches and every command.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::agent::{Agent, Ask, LoopConfig, OnOverflow};
+use crate::compact::{Compactor, Strategy};
+use crate::conversation::Conversation;
+use crate::metrics::{RunMetrics, metrics};
+use crate::policy::Policy;
+use crate::provider::{Overflow, Provider};
+use crate::scenario::Scenario;
+use crate::scripted::ScriptedModel;
+use crate::tokens::usage::UsageEstimator;
+use crate::tokens::{CounterKind, TokenCounter};
+use crate::tools::FixtureTools;
+use crate::trace::CallRecord;
+
+/// What the compactor decides with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Estimator {
+    /// A counter of its own.
+    Counter(CounterKind),
+    /// The provider's last count plus `chars4` of what changed since.
+    Usage,
+}
+
+impl Estimator {
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<Estimator> {
+        if name == "usage" {
+            Some(Estimator::Usage)
+        } else {
+            CounterKind::parse(name).map(Estimator::Counter)
+        }
+    }
+
+    /// The command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Estimator::Counter(kind) => kind.as_str(),
+            Estimator::Usage => "usage",
+        }
+    }
+}
+
+impl fmt::Display for Estimator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Everything a run depends on besides the scenario.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// The policy; `window: None` takes the scenario's.
+    pub window: Option<u64>,
+    /// Threshold (fraction of the window).
+    pub threshold: f64,
+    /// Requests protected at the end of the history.
+    pub keep_recent_turns: usize,
+    /// Tokens kept free for the reply.
+    pub reply_reserve: u64,
+    /// What the compactor decides with.
+    pub estimator: Estimator,
+    /// What the provider counts and bills with.
+    pub tokenizer: CounterKind,
+    /// What the server does with a request over the window.
+    pub overflow: Overflow,
+    /// What the loop does after a rejection.
+    pub on_overflow: OnOverflow,
+    /// Agent and refetch calls per request; `None` takes the scenario's.
+    pub max_turns: Option<usize>,
+    /// The seed of every random draw.
+    pub seed: u64,
+}
+
+impl RunConfig {
+    /// The defaults of DESIGN §4–§7 for a strategy.
+    pub fn new(strategy: Strategy) -> RunConfig {
+        RunConfig {
+            strategy,
+            window: None,
+            threshold: 0.8,
+            keep_recent_turns: 2,
+            reply_reserve: 0,
+            estimator: Estimator::Counter(CounterKind::Chars4),
+            tokenizer: CounterKind::O200k,
+            overflow: Overflow::Reject,
+            on_overflow: OnOverflow::Abort,
+            max_turns: None,
+            seed: 0,
+        }
+    }
+
+    /// The policy this configuration gives for a scenario; `None` when neither sets a window.
+    pub fn policy(&self, scenario: &Scenario) -> Option<Policy> {
+        Some(Policy {
+            window: self.window.or(scenario.window)?,
+            threshold: self.threshold,
+            keep_recent_turns: self.keep_recent_turns,
+            reply_reserve: self.reply_reserve,
+        })
+    }
+}
+
+/// A finished run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    /// One record per model call.
+    pub trace: Vec<CallRecord>,
+    /// The figures.
+    pub metrics: RunMetrics,
+}
+
+/// Replays `scenario` with `config` (whose policy must be valid and have a window); `on_call`
+/// sees each call as it happens. Deterministic: the same inputs give the same trace.
+pub fn run_scenario(
+    scenario: &Scenario,
+    config: &RunConfig,
+    policy: &Policy,
+    on_call: &mut dyn FnMut(&CallRecord),
+) -> RunResult {
+    let true_counter = config.tokenizer.counter();
+    let (estimator, usage): (Arc<dyn TokenCounter>, _) = match config.estimator {
+        Estimator::Counter(kind) => (kind.counter(), None),
+        Estimator::Usage => {
+            let usage = Arc::new(UsageEstimator::default());
+            (usage.clone(), Some(usage))
+        }
+    };
+    let model = Provider::new(
+        ScriptedModel::new(scenario, config.seed),
+        true_counter.clone(),
+        policy.window,
+        config.overflow,
+    );
+    let compactor = Compactor::new(config.strategy.clone(), policy.clone(), estimator.clone());
+    let conversation = Conversation {
+        system: scenario.system.clone(),
+        system_index: 0,
+        messages: scenario.preamble.clone(),
+        tools: scenario.tool_schemas.clone(),
+    };
+    let loop_config = LoopConfig {
+        window: policy.window,
+        reply_reserve: policy.reply_reserve,
+        on_overflow: config.on_overflow,
+    };
+    let mut agent = Agent::new(
+        model,
+        FixtureTools::new(&scenario.tools),
+        compactor,
+        conversation,
+        loop_config,
+        true_counter,
+        estimator,
+        usage,
+    );
+    let mut completed = true;
+    for (r, request) in scenario.requests.iter().enumerate() {
+        if request.steps.is_empty() {
+            // A request with no steps ends the run there.
+            break;
+        }
+        let max_turns = config.max_turns.unwrap_or(request.max_turns);
+        if let Ask::Stopped(_) = agent.ask(r, request.user.clone(), max_turns, on_call) {
+            completed = false;
+            break;
+        }
+    }
+    let trace = agent.into_trace();
+    let metrics = metrics(scenario, &trace, completed);
+    RunResult { trace, metrics }
+}

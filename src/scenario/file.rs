@@ -1,0 +1,124 @@
+//! The scenario file format as written on disk (DESIGN §6; reference in `scenarios/README.md`,
+//! JSON Schema in `scenarios/schema.json`). Unknown fields are errors, so a typo is caught.
+//! [`super::load`] turns this into a validated [`super::Scenario`].
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// A whole scenario file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ScenarioFile {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub system: Option<String>,
+    #[serde(default)]
+    pub window: Option<u64>,
+    #[serde(default)]
+    pub max_turns: Option<usize>,
+    #[serde(default)]
+    pub preamble: Vec<Value>,
+    #[serde(default)]
+    pub tools: BTreeMap<String, ToolSpec>,
+    #[serde(default)]
+    pub facts: BTreeMap<String, FactSpec>,
+    pub requests: Vec<RequestSpec>,
+}
+
+/// One tool: its schema and its fixture results.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ToolSpec {
+    #[serde(default)]
+    pub description: Option<String>,
+    #[serde(default)]
+    pub parameters: Option<Value>,
+    #[serde(default)]
+    pub refetchable: bool,
+    #[serde(default)]
+    pub results: Vec<ResultSpec>,
+}
+
+/// One fixture result.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResultSpec {
+    #[serde(default = "empty_object")]
+    pub args: Value,
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub pad: Option<PadSpec>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Map::new())
+}
+
+/// Padding: `tokens` o200k tokens of text shaped like `style`.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PadSpec {
+    pub tokens: u64,
+    pub style: super::PadStyle,
+}
+
+/// A fact a later step needs.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct FactSpec {
+    pub value: String,
+    pub kind: super::FactKind,
+}
+
+/// One request: the user's message and what the model does.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RequestSpec {
+    pub user: String,
+    #[serde(default)]
+    pub steps: Vec<StepSpec>,
+    #[serde(default)]
+    pub max_turns: Option<usize>,
+    /// Extra fields of the user message, replayed verbatim.
+    #[serde(default)]
+    pub extra: Map<String, Value>,
+}
+
+/// One model call's worth of script.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StepSpec {
+    #[serde(default)]
+    pub tool_calls: Vec<CallSpec>,
+    #[serde(default)]
+    pub reply: Option<String>,
+    #[serde(default)]
+    pub reply_pad: Option<PadSpec>,
+    #[serde(default)]
+    pub needs: Vec<String>,
+    /// Extra fields of the assistant message, replayed verbatim.
+    #[serde(default)]
+    pub extra: Map<String, Value>,
+}
+
+/// One tool call of a step.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CallSpec {
+    pub name: String,
+    #[serde(default)]
+    pub args: Option<Value>,
+    /// The original id, used verbatim.
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The original raw arguments string, used verbatim.
+    #[serde(default)]
+    pub arguments: Option<String>,
+}

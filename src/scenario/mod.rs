@@ -1,0 +1,116 @@
+//! Scenarios (DESIGN §6): a conversation the scripted model replays, the tool fixtures it calls,
+//! and the facts its steps depend on. Loading parses, pads (seeded) and validates; nothing runs
+//! on an invalid scenario.
+
+mod file;
+mod load;
+pub(crate) mod padding;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::message::Message;
+
+pub use crate::fact::FactKind;
+pub use load::{load_scenario, parse_scenario};
+
+/// Shapes of generated padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PadStyle {
+    /// Records of a JSON API response.
+    Json,
+    /// English sentences.
+    Prose,
+    /// Source code.
+    Code,
+    /// Server log lines.
+    Log,
+    /// Chinese text.
+    Cjk,
+}
+
+/// A value a later step needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact {
+    /// The fact's name in the scenario.
+    pub name: String,
+    /// The value, matched case-sensitively as a substring.
+    pub value: String,
+    /// Its kind.
+    pub kind: FactKind,
+    /// The call that can fetch it again, when its first appearance is the result of a tool
+    /// marked `refetchable`: `(tool, arguments)`.
+    pub refetch: Option<(String, String)>,
+}
+
+/// One call the scripted model makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedCall {
+    /// The call's id (the scenario's original, or `call_<request>_<step>_<k>`).
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// The arguments as sent (the original raw string, or compact JSON).
+    pub arguments: String,
+}
+
+/// One step of the script: one model call's output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// Tool calls, possibly several at once.
+    pub calls: Vec<PlannedCall>,
+    /// Text content (a reply, or words alongside the calls), padded.
+    pub content: Option<String>,
+    /// Indices into [`Scenario::facts`] of the facts the step needs.
+    pub needs: Vec<usize>,
+    /// Extra fields of the assistant message.
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// One request: the user's message and the steps that answer it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// The user message.
+    pub user: Message,
+    /// The script.
+    pub steps: Vec<Step>,
+    /// Agent and refetch calls allowed (the file's, else steps plus needs).
+    pub max_turns: usize,
+}
+
+/// A tool's fixture results, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    /// The tool's name.
+    pub name: String,
+    /// Whether calling it again is safe (a lookup, not a payment).
+    pub refetchable: bool,
+    /// `(arguments, result text)`, padded; `Error: …` for errors.
+    pub results: Vec<(Value, String)>,
+}
+
+/// A loaded, padded, validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Its name.
+    pub name: String,
+    /// What it tests and the outcome it expects.
+    pub description: String,
+    /// Where it was read from.
+    pub path: String,
+    /// The system prompt.
+    pub system: Option<Message>,
+    /// The scenario's window, if it sets one.
+    pub window: Option<u64>,
+    /// Messages before the first request.
+    pub preamble: Vec<Message>,
+    /// Tools, sorted by name.
+    pub tools: Vec<Tool>,
+    /// Tool schemas as sent to the model (OpenAI function format), sorted by name.
+    pub tool_schemas: Vec<Value>,
+    /// Facts, sorted by name.
+    pub facts: Vec<Fact>,
+    /// The requests.
+    pub requests: Vec<Request>,
+}

@@ -1,0 +1,318 @@
+//! Seeded padding with the shapes of real text, so that estimators err on it as they do on real
+//! data (`chars4` undercounts JSON and Chinese, overcounts prose).
+//!
+//! A padding is exactly `tokens` o200k tokens, whatever `--tokenizer` says. It is drawn from a
+//! ChaCha8 stream seeded from the run's seed and the padding's place in the scenario, and drawn
+//! again (with the next attempt number) while it, or the text it follows, contains a fact's value.
+
+use rand::rngs::ChaCha8Rng;
+use rand::{RngExt, SeedableRng};
+
+use super::PadStyle;
+
+/// Mixes numbers into one seed (SplitMix64 steps), so that each padding has its own stream.
+pub(crate) fn mix(parts: &[u64]) -> u64 {
+    let mut h: u64 = 0x9E37_79B9_7F4A_7C15;
+    for &p in parts {
+        h ^= p
+            .wrapping_add(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(h << 6)
+            .wrapping_add(h >> 2);
+        h = h.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = h;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        h = z ^ (z >> 31);
+    }
+    h
+}
+
+/// A stable number for a name, to seed from it.
+pub(crate) fn name_seed(name: &str) -> u64 {
+    mix(&name.bytes().map(u64::from).collect::<Vec<_>>())
+}
+
+const WORDS: &[&str] = &[
+    "order",
+    "wheel",
+    "shipping",
+    "customer",
+    "invoice",
+    "return",
+    "stock",
+    "warehouse",
+    "delivery",
+    "the",
+    "a",
+    "of",
+    "and",
+    "is",
+    "was",
+    "to",
+    "for",
+    "with",
+    "on",
+    "in",
+    "at",
+    "by",
+    "from",
+    "this",
+    "that",
+    "which",
+    "after",
+    "before",
+    "because",
+    "every",
+    "item",
+    "price",
+    "week",
+    "day",
+    "team",
+    "service",
+    "account",
+    "payment",
+    "address",
+    "request",
+    "update",
+    "status",
+    "note",
+    "report",
+    "quickly",
+    "carefully",
+    "recently",
+    "usually",
+    "still",
+    "already",
+    "never",
+    "often",
+    "new",
+    "old",
+    "large",
+    "small",
+    "first",
+    "last",
+    "next",
+    "same",
+    "other",
+    "checked",
+    "confirmed",
+    "shipped",
+    "arrived",
+    "opened",
+    "closed",
+    "changed",
+    "asked",
+    "said",
+    "found",
+    "needed",
+];
+
+const CJK: &[&str] = &[
+    "订单",
+    "客户",
+    "发货",
+    "退货",
+    "库存",
+    "仓库",
+    "价格",
+    "地址",
+    "支付",
+    "账户",
+    "服务",
+    "问题",
+    "已经",
+    "需要",
+    "确认",
+    "更新",
+    "今天",
+    "明天",
+    "我们",
+    "他们",
+    "这个",
+    "那个",
+    "因为",
+    "所以",
+    "可以",
+    "没有",
+    "自行车",
+    "轮子",
+    "车架",
+    "刹车",
+    "链条",
+    "配件",
+    "快递",
+    "包裹",
+    "发票",
+    "记录",
+    "处理",
+    "完成",
+];
+
+const IDENTS: &[&str] = &[
+    "order", "item", "total", "count", "buffer", "index", "result", "config", "client", "request", "response", "cache",
+    "entry", "value", "parts", "stock", "ship", "parse", "render", "queue",
+];
+
+struct Gen {
+    rng: ChaCha8Rng,
+}
+
+impl Gen {
+    fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
+        list[self.rng.random_range(0..list.len())]
+    }
+
+    fn number(&mut self, digits: u32) -> u64 {
+        self.rng.random_range(10u64.pow(digits - 1)..10u64.pow(digits))
+    }
+
+    fn sentence(&mut self) -> String {
+        let n = self.rng.random_range(6..16);
+        let mut words: Vec<&str> = (0..n).map(|_| self.pick(WORDS)).collect();
+        let first = words[0];
+        let capital = first[..1].to_uppercase() + &first[1..];
+        words[0] = "";
+        let rest = words[1..].join(" ");
+        let comma = if self.rng.random_range(0..4) == 0 { "," } else { "" };
+        format!("{capital}{comma} {rest}. ")
+    }
+
+    fn chunk(&mut self, style: PadStyle) -> String {
+        match style {
+            PadStyle::Prose => {
+                let mut s = self.sentence();
+                if self.rng.random_range(0..6) == 0 {
+                    s.push('\n');
+                }
+                s
+            }
+            PadStyle::Json => {
+                let id = self.number(5);
+                let name = format!("{} {}", self.pick(WORDS), self.pick(WORDS));
+                let price = self.number(4) as f64 / 100.0;
+                let stock = self.rng.random_range(0..40);
+                let tags = format!("\"{}\", \"{}\"", self.pick(WORDS), self.pick(WORDS));
+                let note = self.sentence();
+                format!(
+                    "{{\"id\": {id}, \"sku\": \"P-{}\", \"name\": \"{name}\", \"price\": {price}, \"stock\": {stock}, \"tags\": [{tags}], \"note\": \"{}\"}}, ",
+                    self.number(4),
+                    note.trim_end()
+                )
+            }
+            PadStyle::Code => {
+                let f = format!("{}_{}", self.pick(IDENTS), self.pick(IDENTS));
+                let a = self.pick(IDENTS);
+                let b = self.pick(IDENTS);
+                let k = self.number(2);
+                format!(
+                    "fn {f}({a}: &mut Vec<u32>, {b}: usize) -> Option<u32> {{\n    let {a}_{k} = {a}.get({b})?;\n    if *{a}_{k} > {k} {{\n        return Some({a}_{k}.wrapping_mul({k}));\n    }}\n    None\n}}\n\n"
+                )
+            }
+            PadStyle::Log => {
+                let level = ["INFO", "INFO", "INFO", "DEBUG", "WARN", "ERROR"][self.rng.random_range(0..6)];
+                format!(
+                    "2024-05-{:02}T{:02}:{:02}:{:02}.{:03}Z {level:<5} shop::{}: {} {} {}={} ms={}\n",
+                    self.rng.random_range(1..29),
+                    self.rng.random_range(0..24),
+                    self.rng.random_range(0..60),
+                    self.rng.random_range(0..60),
+                    self.rng.random_range(0..1000),
+                    self.pick(IDENTS),
+                    self.pick(WORDS),
+                    self.pick(WORDS),
+                    self.pick(IDENTS),
+                    self.number(5),
+                    self.rng.random_range(1..900)
+                )
+            }
+            PadStyle::Cjk => {
+                let n = self.rng.random_range(4..12);
+                let mut s: String = (0..n).map(|_| self.pick(CJK)).collect();
+                s.push(if self.rng.random_range(0..3) == 0 { '。' } else { '，' });
+                s
+            }
+        }
+    }
+}
+
+/// `tokens` o200k tokens of `style`-shaped text, seeded by `seed`. Exact: the count of the
+/// result under o200k is `tokens`.
+pub(crate) fn padding(style: PadStyle, tokens: u64, seed: u64) -> String {
+    if tokens == 0 {
+        return String::new();
+    }
+    let bpe = bpe_openai::o200k_base();
+    let mut generator = Gen {
+        rng: ChaCha8Rng::seed_from_u64(seed),
+    };
+    // Draw until the text holds enough tokens, counting piece by piece as the tokenizer splits it.
+    let mut text = String::new();
+    while (bpe.count(text.as_str()) as u64) < tokens + 8 {
+        for _ in 0..(tokens / 8 + 4) {
+            text.push_str(&generator.chunk(style));
+        }
+    }
+    // Cut at the last piece boundary that stays within `tokens`.
+    let mut total = 0u64;
+    let mut cut = 0;
+    for piece in bpe.split(&text) {
+        let n = bpe.bpe.count(piece.as_bytes()) as u64;
+        if total + n > tokens {
+            break;
+        }
+        total += n;
+        cut += piece.len();
+    }
+    let mut out = text[..cut].trim_end().to_owned();
+    // Top up one token at a time; " a" after a word is one token of its own.
+    let mut count = bpe.count(out.as_str()) as u64;
+    while count < tokens {
+        out.push_str(if out.is_empty() { "a" } else { " a" });
+        count = bpe.count(out.as_str()) as u64;
+    }
+    while count > tokens {
+        out.pop();
+        count = bpe.count(out.as_str()) as u64;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padding_is_exact_and_deterministic() {
+        for style in [
+            PadStyle::Prose,
+            PadStyle::Json,
+            PadStyle::Code,
+            PadStyle::Log,
+            PadStyle::Cjk,
+        ] {
+            for tokens in [1, 7, 100, 1000] {
+                let text = padding(style, tokens, 42);
+                assert_eq!(
+                    bpe_openai::o200k_base().count(text.as_str()) as u64,
+                    tokens,
+                    "{style:?} {tokens}"
+                );
+                assert_eq!(text, padding(style, tokens, 42));
+            }
+            assert_ne!(padding(style, 100, 1), padding(style, 100, 2));
+        }
+    }
+
+    #[test]
+    fn styles_fool_chars4_the_way_real_text_does() {
+        // chars per token: JSON and code dense in punctuation, Chinese well under 4.
+        let ratio = |style| padding(style, 2000, 7).chars().count() as f64 / 2000.0;
+        assert!(ratio(PadStyle::Cjk) < 2.0, "cjk {}", ratio(PadStyle::Cjk));
+        assert!(ratio(PadStyle::Prose) > 4.0, "prose {}", ratio(PadStyle::Prose));
+        assert!(
+            ratio(PadStyle::Json) < ratio(PadStyle::Prose),
+            "json {}",
+            ratio(PadStyle::Json)
+        );
+    }
+}
