@@ -10,8 +10,8 @@ use crate::policy::PolicyError;
 /// Everything the library can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// The input is not JSON.
-    #[error("{source_name}:{line}:{column}: invalid JSON: {msg}")]
+    /// The input is not JSON, or not JSON of the expected shape, at a known place.
+    #[error("{source_name}:{line}:{column}: {msg}")]
     Json {
         /// The file (or `<stdin>`).
         source_name: String,
@@ -19,7 +19,7 @@ pub enum Error {
         line: usize,
         /// 1-based column of the error.
         column: usize,
-        /// serde_json's description.
+        /// What is wrong (`invalid JSON: …`, or what the format expected).
         msg: String,
     },
     /// The input is JSON but not of the expected shape.
@@ -76,5 +76,24 @@ fn place(request: Option<usize>, step: Option<usize>) -> String {
         (Some(r), Some(s)) => format!("request {r}, step {s}: "),
         (Some(r), None) => format!("request {r}: "),
         _ => String::new(),
+    }
+}
+
+impl Error {
+    /// An error of serde_json at its line and column: `invalid JSON` for syntax, `what` for
+    /// JSON that is well formed but not of the expected shape.
+    pub(crate) fn json(source_name: &str, e: &serde_json::Error, what: &str) -> Error {
+        let text = e.to_string();
+        let bare = text.rsplit_once(" at line ").map_or(text.as_str(), |(m, _)| m);
+        let msg = match e.classify() {
+            serde_json::error::Category::Data => format!("{what}: {bare}"),
+            _ => format!("invalid JSON: {bare}"),
+        };
+        Error::Json {
+            source_name: source_name.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            msg,
+        }
     }
 }

@@ -22,12 +22,8 @@ pub struct RequestBody {
 impl RequestBody {
     /// Parses a body; `source_name` names the input in errors.
     pub fn parse(text: &str, source_name: &str) -> Result<RequestBody, Error> {
-        let value: Value = serde_json::from_str(text).map_err(|e| Error::Json {
-            source_name: source_name.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            msg: strip_position(&e.to_string()),
-        })?;
+        let value: Value =
+            serde_json::from_str(text).map_err(|e| Error::json(source_name, &e, "not a request body"))?;
         let input = |at: &str, msg: String| Error::Input {
             source_name: source_name.to_owned(),
             at: at.to_owned(),
@@ -105,13 +101,5 @@ impl RequestBody {
                 Value::Object(rest)
             }
         }
-    }
-}
-
-/// serde_json appends " at line L column C"; the error's own fields carry that.
-fn strip_position(msg: &str) -> String {
-    match msg.rfind(" at line ") {
-        Some(at) => msg[..at].to_owned(),
-        None => msg.to_owned(),
     }
 }

@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ctxbench::human::{percent_change, thousands};
 use ctxbench::compact::StageSpec;
+use ctxbench::human::{percent_change, thousands};
 use ctxbench::{Compaction, Compactor, Conversation, RequestBody, Strategy, check_pairing};
 use serde::Serialize;
 
@@ -106,7 +106,9 @@ struct Side {
 pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
     if strategy.stages.iter().any(|s| matches!(s, StageSpec::Summarize { .. })) {
-        anyhow::bail!("--strategy: `summarize` needs a model to write the summary; `compact` has none (use `run` or `compare`)");
+        anyhow::bail!(
+            "--strategy: `summarize` needs a model to write the summary; `compact` has none (use `run` or `compare`)"
+        );
     }
     let policy = args.policy.policy()?;
     let estimator = args.policy.estimator()?;

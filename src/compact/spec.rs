@@ -205,17 +205,19 @@ impl StageSpec {
             StageSpec::ClearToolUses { exclude, .. } if key == "exclude" => {
                 *exclude = value.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect()
             }
-            StageSpec::Summarize { keep, .. } if key == "keep" => *keep = value
-                .split('/')
-                .filter(|s| !s.is_empty())
-                .map(|k| {
-                    FactKind::parse(k).ok_or_else(|| {
+            StageSpec::Summarize { keep, .. } if key == "keep" => {
+                *keep = value
+                    .split('/')
+                    .filter(|s| !s.is_empty())
+                    .map(|k| {
+                        FactKind::parse(k).ok_or_else(|| {
                         err(format!(
                             "summarize.keep takes fact kinds (id, number, decision, path, command, detail), not `{k}`"
                         ))
                     })
-                })
-                .collect::<Result<_, _>>()?,
+                    })
+                    .collect::<Result<_, _>>()?
+            }
             StageSpec::Summarize { ratio, .. } if key == "ratio" => {
                 *ratio = value
                     .parse::<f64>()

@@ -26,15 +26,7 @@ pub fn load_scenario(path: &std::path::Path, seed: u64) -> Result<Scenario, Erro
 
 /// Parses a scenario from its text; `path` names it in errors.
 pub fn parse_scenario(text: &str, path: &str, seed: u64) -> Result<Scenario, Error> {
-    let file: ScenarioFile = serde_json::from_str(text).map_err(|e| Error::Json {
-        source_name: path.to_owned(),
-        line: e.line(),
-        column: e.column(),
-        msg: e
-            .to_string()
-            .rsplit_once(" at line ")
-            .map_or(e.to_string(), |(m, _)| m.to_owned()),
-    })?;
+    let file: ScenarioFile = serde_json::from_str(text).map_err(|e| Error::json(path, &e, "not a scenario"))?;
     Loader {
         path,
         seed,

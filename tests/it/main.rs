@@ -4,8 +4,11 @@ mod generate;
 mod shared;
 
 mod cli_compact;
+mod cli_replay;
 mod conversations;
 mod counts;
 mod properties;
 mod renders;
+mod scenario_files;
+mod scenarios;
 mod seed;

@@ -1,0 +1,140 @@
+//! `compare`, `run` and `validate` as a user runs them.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+fn ctxbench() -> Command {
+    let mut cmd = Command::cargo_bin("ctxbench").expect("the binary builds");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+/// A fresh folder under the system's temp dir for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ctxbench-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn compare_is_deterministic_and_writes_reports() {
+    let (a, b) = (scratch("compare-a"), scratch("compare-b"));
+    for out in [&a, &b] {
+        let output = ctxbench().args(["compare", "--out"]).arg(out).output().expect("runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let table = String::from_utf8(output.stdout).expect("UTF-8");
+        assert!(table.contains("coding-agent") && table.contains("mask:m=10,trigger=threshold+drop"));
+    }
+    for file in ["results.csv", "results.json", "summary.md"] {
+        assert_eq!(
+            read(&a.join(file)),
+            read(&b.join(file)),
+            "{file} differs between two runs"
+        );
+    }
+    assert!(
+        !a.join("results.csv.partial").exists(),
+        "the partial file is renamed away"
+    );
+    let csv = String::from_utf8(read(&a.join("results.csv"))).expect("UTF-8");
+    assert_eq!(
+        csv.lines().count(),
+        1 + 10 * 10,
+        "a header and one row per scenario × standard strategy"
+    );
+    assert!(csv.starts_with("scenario,strategy,window,threshold,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,seed,"));
+    let traces = std::fs::read_dir(a.join("traces")).expect("traces/").count();
+    assert_eq!(traces, 100);
+    let trace = read(&a.join("traces/bike-shop-return--drop.jsonl"));
+    let first: serde_json::Value =
+        serde_json::from_slice(trace.split(|b| *b == b'\n').next().expect("a line")).expect("JSON");
+    assert_eq!(first["schema_version"], 1);
+}
+
+#[test]
+fn run_draws_each_call_and_writes_its_trace() {
+    let dir = scratch("run");
+    let trace = dir.join("bike.jsonl");
+    let output = ctxbench()
+        .args([
+            "run",
+            "scenarios/bike-shop-return.json",
+            "--strategy",
+            "drop",
+            "--trace",
+        ])
+        .arg(&trace)
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(stdout.contains("window 6,000 · limit 4,800"), "{stdout}");
+    assert!(
+        stdout.contains("drop (3 dropped)"),
+        "the compaction is named on its call:\n{stdout}"
+    );
+    let lines = String::from_utf8(read(&trace)).expect("UTF-8");
+    assert_eq!(lines.lines().count(), 6, "one line per call");
+}
+
+#[test]
+fn validate_names_what_is_wrong() {
+    let output = ctxbench().args(["validate"]).output().expect("runs");
+    assert!(output.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter(|l| l.starts_with("ok "))
+            .count(),
+        10
+    );
+
+    let dir = scratch("validate");
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        r#"{"name": "x", "requests": [{"user": "hi", "steps": [{"tool_calls": [{"name": "nope"}]}]}]}"#,
+    )
+    .expect("write");
+    let output = ctxbench().arg("validate").arg(&bad).output().expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("bad.json: request 1, step 1: unknown tool \"nope\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_scenario_without_a_window_needs_one() {
+    let dir = scratch("window");
+    let file = dir.join("nowindow.json");
+    std::fs::write(
+        &file,
+        r#"{"name": "x", "requests": [{"user": "hi", "steps": [{"reply": "hello"}]}]}"#,
+    )
+    .expect("write");
+    let output = ctxbench()
+        .arg("compare")
+        .arg(&file)
+        .arg("--out")
+        .arg(dir.join("out"))
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("sets no window; give one with --window"));
+    let output = ctxbench()
+        .arg("compare")
+        .arg(&file)
+        .args(["--window", "500", "--out"])
+        .arg(dir.join("out"))
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+}
