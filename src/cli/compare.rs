@@ -1,6 +1,6 @@
 //! `ctxbench compare`: every scenario × every strategy, a table, and `reports/`.
 
-use std::io::Write as _;
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -80,27 +80,34 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(args.out.join("traces"))
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let mut stream = std::fs::File::create(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
+    let mut stream = csv::Writer::from_path(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
     let mut rows = Vec::with_capacity(plan.len());
+    // Progress only where someone watches: a terminal, not a CI log or a file.
+    let progress = std::io::stderr().is_terminal();
     for (k, (scenario, config, policy)) in plan.iter().enumerate() {
-        eprint!(
-            "\r[{}/{}] {} · {}\x1b[K",
-            k + 1,
-            plan.len(),
-            scenario.name,
-            config.strategy
-        );
+        if progress {
+            eprint!(
+                "\r[{}/{}] {} · {}\x1b[K",
+                k + 1,
+                plan.len(),
+                scenario.name,
+                config.strategy
+            );
+        }
         let result = run_scenario(scenario, config, policy, &mut |_| {});
         let row = ResultRow::new(scenario, config, policy, &result.metrics);
         // Each row is on disk as soon as it is done: a crash keeps what was measured.
         stream
-            .write_all(&csv(std::slice::from_ref(&row))?)
+            .serialize(&row)
+            .and_then(|()| Ok(stream.flush()?))
             .with_context(|| format!("cannot write {}", partial.display()))?;
         let trace = args.out.join("traces").join(trace_name(&scenario.name, &row.strategy));
         write_atomic(&trace, &trace_lines(&result.trace)?)?;
         rows.push(row);
     }
-    eprint!("\r\x1b[K");
+    if progress {
+        eprint!("\r\x1b[K");
+    }
     drop(stream);
 
     write_atomic(&args.out.join("results.csv"), &csv(&rows)?)?;

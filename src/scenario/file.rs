@@ -11,6 +11,10 @@ use serde_json::{Map, Value};
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ScenarioFile {
+    /// A JSON Schema for editors (`./schema.json`); ignored.
+    #[serde(rename = "$schema", default)]
+    #[allow(dead_code)]
+    pub schema: Option<String>,
     pub name: String,
     #[serde(default)]
     pub description: String,
