@@ -4,7 +4,8 @@
 //!
 //! The span is the shortest run of whole exchanges (oldest first, never into the protected tail)
 //! whose replacement by a summary of `ratio` × its size would fit; all of them when none would.
-//! System messages inside the span stay. When the summary call fails, nothing changes.
+//! System messages inside the span stay. When the summary call fails, or the summary is no
+//! smaller than the span, nothing changes (the call was still made, and billed).
 
 use super::work::Work;
 use crate::conversation::{first_user, keep_from};
@@ -60,11 +61,16 @@ pub(crate) fn summarize(work: &mut Work<'_>, keep: usize, ask: &SummaryAsk, summ
     let Some(text) = summarizer.summarize(&span, ask) else {
         return;
     };
+    let summary = Message::new(Role::User, format!("{SUMMARY_PREFIX}\n{text}"));
+    // A summary no smaller than what it replaces would raise the estimate: keep the history.
+    if work.message_units(&summary) >= span_units(end) {
+        return;
+    }
     work.remove(start..end);
     work.apply_removals();
     // The span's system messages stayed at its start; the summary goes after them.
     let at = (start..)
         .find(|&i| work.messages().get(i).is_none_or(|m| !m.role().is_instruction()))
         .unwrap_or(start);
-    work.insert(at, Message::new(Role::User, format!("{SUMMARY_PREFIX}\n{text}")));
+    work.insert(at, summary);
 }

@@ -78,6 +78,11 @@ impl<'a> Work<'a> {
         self.units[i]
     }
 
+    /// The estimator's cost of a message that is not in the history.
+    pub(crate) fn message_units(&self, message: &Message) -> u64 {
+        self.counter.message_units(message)
+    }
+
     /// Inserts a message (removals must have been applied).
     pub(crate) fn insert(&mut self, i: usize, message: Message) {
         debug_assert!(!self.pending_removals);

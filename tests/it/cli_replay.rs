@@ -138,3 +138,36 @@ fn a_scenario_without_a_window_needs_one() {
         .expect("runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 }
+
+#[test]
+fn compare_formats() {
+    let dir = scratch("formats");
+    let args = [
+        "compare",
+        "scenarios/bike-shop-return.json",
+        "scenarios/unfetchable-facts.json",
+        "--strategies",
+        "none,truncate,drop,summarize",
+    ];
+    let out = |format: &str| {
+        let output = ctxbench()
+            .args(args)
+            .args(["--format", format, "--out"])
+            .arg(dir.join(format))
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8(output.stdout).expect("UTF-8")
+    };
+    insta::assert_snapshot!("compare_table", out("table"));
+    insta::assert_snapshot!("compare_markdown", out("markdown"));
+    let csv = out("csv");
+    assert_eq!(
+        csv.as_bytes(),
+        read(&dir.join("csv/results.csv")),
+        "--format csv prints results.csv"
+    );
+    let json: serde_json::Value = serde_json::from_str(&out("json")).expect("JSON");
+    assert_eq!(json["results"].as_array().map(Vec::len), Some(8));
+    assert_eq!(json["summary_retention"]["not_told"]["decision"], 0.77);
+}

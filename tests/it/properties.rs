@@ -174,6 +174,48 @@ proptest! {
     }
 }
 
+/// A summarizer that answers with a short fixed text, as a model would.
+struct Fixed;
+
+impl ctxbench::compact::Summarizer for Fixed {
+    fn summarize(&mut self, span: &[Message], _: &ctxbench::compact::SummaryAsk) -> Option<String> {
+        Some(format!("{} messages about orders.", span.len()))
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// `summarize` (alone or after other stages) keeps pairing and the untouchable parts, and its
+    /// summary message is never taken for a request.
+    #[test]
+    fn summarize_keeps_the_invariants(
+        c in conversation(), policy in policy(), first in prop_oneof![Just(""), Just("truncate+"), Just("mask:m=2+")],
+    ) {
+        let strategy = format!("{first}summarize:ratio=0.2");
+        let mut after = c.clone();
+        let mut compactor = compactor(&strategy, &policy, CounterKind::Chars4);
+        let limit = policy.limit();
+        let done = compactor.compact_with(&mut after, ctxbench::compact::Pass { limit, counter: None, summarizer: Some(&mut Fixed) });
+        let pairing = check_pairing(&c.messages).expect("generated histories keep the pairing rule");
+        prop_assert_eq!(check_pairing(&after.messages), Ok(pairing));
+        let head = first_user(&c.messages).map_or(c.messages.len(), |i| i + 1);
+        prop_assert_eq!(&after.messages[..head], &c.messages[..head]);
+        prop_assert_eq!(instructions(&after.messages), instructions(&c.messages));
+        // The summary is no request: the protected tail starts where it did.
+        prop_assert_eq!(
+            ctxbench::conversation::request_count(&after.messages).min(policy.keep_recent_turns),
+            ctxbench::conversation::request_count(&c.messages).min(policy.keep_recent_turns)
+        );
+        if first.is_empty() {
+            let tail = keep_from(&c.messages, policy.keep_recent_turns);
+            let kept = c.messages.len() - tail.max(head);
+            prop_assert_eq!(&after.messages[after.messages.len() - kept..], &c.messages[c.messages.len() - kept..]);
+            prop_assert!(done.tokens_after <= done.tokens_before);
+        }
+    }
+}
+
 /// The history with the last rewritten message (the newest changed one) restored.
 fn undo_last_rewrite(before: &[Message], after: &[Message]) -> Vec<Message> {
     let mut undone = after.to_vec();
