@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use ctxbench::compact::{STANDARD_STRATEGIES, parse_strategy_list};
-use ctxbench::report::{ResultRow, csv, json, markdown, table};
+use ctxbench::report::{CsvRows, ResultRow, csv, json, markdown, table};
 use ctxbench::run::run_scenario;
 
 use super::output::{trace_lines, write_atomic};
@@ -80,7 +80,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(args.out.join("traces"))
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let mut stream = csv::Writer::from_path(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
+    let mut stream = std::fs::File::create(&partial)
+        .map(CsvRows::new)
+        .with_context(|| format!("cannot write {}", partial.display()))?;
     let mut rows = Vec::with_capacity(plan.len());
     // Progress only where someone watches: a terminal, not a CI log or a file.
     let progress = std::io::stderr().is_terminal();
@@ -98,10 +100,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         let row = ResultRow::new(scenario, config, policy, &result.metrics);
         // Each row is on disk as soon as it is done: a crash keeps what was measured.
         stream
-            .serialize(&row)
-            .and_then(|()| Ok(stream.flush()?))
+            .write(&row)
             .with_context(|| format!("cannot write {}", partial.display()))?;
-        let trace = args.out.join("traces").join(trace_name(&scenario.name, &row.strategy));
+        let trace = args
+            .out
+            .join("traces")
+            .join(trace_name(&scenario.name, &row.key.strategy));
         write_atomic(&trace, &trace_lines(&result.trace)?)?;
         rows.push(row);
     }
@@ -140,11 +144,11 @@ fn settings(args: &CompareArgs) -> String {
     format!(
         "settings: window {} · threshold {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {:?} · on-overflow {:?} · seed {}",
         r.window.map_or("per scenario".to_owned(), |w| w.to_string()),
-        r.threshold,
-        r.keep_recent_turns,
-        r.reply_reserve,
-        r.estimator,
-        r.tokenizer,
+        r.limits.threshold,
+        r.limits.keep_recent_turns,
+        r.limits.reply_reserve,
+        r.limits.estimator,
+        r.limits.tokenizer,
         r.overflow,
         r.on_overflow,
         r.seed

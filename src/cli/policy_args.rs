@@ -6,13 +6,20 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench::{CounterKind, Policy, TokenCounter};
 
-/// Window, threshold, protection and counters.
+/// Window, threshold, protection and counters (`compact`).
 #[derive(Debug, Args)]
 pub struct PolicyArgs {
     /// The model's context window, in tokens.
     #[arg(long, value_name = "TOKENS")]
     pub window: u64,
 
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The flags every command shares, the window apart.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
     /// Compact once the estimate passes this fraction of the window.
     #[arg(long, default_value_t = 0.8, value_name = "FRACTION")]
     pub threshold: f64,
@@ -25,7 +32,8 @@ pub struct PolicyArgs {
     #[arg(long, default_value_t = 0, value_name = "TOKENS")]
     pub reply_reserve: u64,
 
-    /// What the compactor decides with: chars4, chars4-py, o200k, cl100k.
+    /// What the compactor decides with: chars4, chars4-py, o200k, cl100k (and usage, where a
+    /// provider reports counts).
     #[arg(long, default_value = "chars4", value_name = "NAME")]
     pub estimator: String,
 
@@ -37,11 +45,12 @@ pub struct PolicyArgs {
 impl PolicyArgs {
     /// The validated policy.
     pub fn policy(&self) -> anyhow::Result<Policy> {
+        let l = &self.limits;
         let policy = Policy {
             window: self.window,
-            threshold: self.threshold,
-            keep_recent_turns: self.keep_recent_turns,
-            reply_reserve: self.reply_reserve,
+            threshold: l.threshold,
+            keep_recent_turns: l.keep_recent_turns,
+            reply_reserve: l.reply_reserve,
         };
         policy.validate().context("invalid policy")?;
         Ok(policy)
@@ -49,19 +58,19 @@ impl PolicyArgs {
 
     /// The estimator named by `--estimator`.
     pub fn estimator(&self) -> anyhow::Result<Arc<dyn TokenCounter>> {
-        if self.estimator == "usage" {
+        if self.limits.estimator == "usage" {
             bail!(
                 "--estimator usage reads the provider's count of an earlier call, which `compact` does not have; \
                  use chars4, chars4-py, o200k or cl100k"
             );
         }
-        counter(&self.estimator, "--estimator", &CounterKind::ALL)
+        counter(&self.limits.estimator, "--estimator", &CounterKind::ALL)
     }
 
     /// The true counter named by `--tokenizer`.
     pub fn tokenizer(&self) -> anyhow::Result<Arc<dyn TokenCounter>> {
         counter(
-            &self.tokenizer,
+            &self.limits.tokenizer,
             "--tokenizer",
             &[CounterKind::O200k, CounterKind::Cl100k],
         )

@@ -9,6 +9,8 @@ use ctxbench::provider::Overflow;
 use ctxbench::run::{Estimator, RunConfig};
 use ctxbench::tokens::CounterKind;
 
+use super::policy_args::LimitArgs;
+
 /// How a configuration is run.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -16,25 +18,8 @@ pub struct RunArgs {
     #[arg(long, value_name = "TOKENS")]
     pub window: Option<u64>,
 
-    /// Compact once the estimate passes this fraction of the window.
-    #[arg(long, default_value_t = 0.8, value_name = "FRACTION")]
-    pub threshold: f64,
-
-    /// Never touch the last N user requests, nor anything after them.
-    #[arg(long = "keep", default_value_t = 2, value_name = "N")]
-    pub keep_recent_turns: usize,
-
-    /// Tokens kept free for the reply; the limit is at most window − reserve.
-    #[arg(long, default_value_t = 0, value_name = "TOKENS")]
-    pub reply_reserve: u64,
-
-    /// What the compactor decides with: chars4, chars4-py, o200k, cl100k, usage.
-    #[arg(long, default_value = "chars4", value_name = "NAME")]
-    pub estimator: String,
-
-    /// What the provider counts and bills with: o200k or cl100k.
-    #[arg(long, default_value = "o200k", value_name = "NAME")]
-    pub tokenizer: String,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 
     /// What the server does with a request over the window.
     #[arg(long, value_enum, default_value_t = OverflowArg::Reject)]
@@ -74,25 +59,26 @@ pub enum OnOverflowArg {
 impl RunArgs {
     /// The run configuration for one strategy.
     pub fn config(&self, strategy: Strategy) -> anyhow::Result<RunConfig> {
-        let estimator = Estimator::parse(&self.estimator).with_context(|| {
+        let l = &self.limits;
+        let estimator = Estimator::parse(&l.estimator).with_context(|| {
             format!(
                 "--estimator {:?} is not an estimator; expected chars4, chars4-py, o200k, cl100k or usage",
-                self.estimator
+                l.estimator
             )
         })?;
-        let tokenizer = match CounterKind::parse(&self.tokenizer) {
+        let tokenizer = match CounterKind::parse(&l.tokenizer) {
             Some(k @ (CounterKind::O200k | CounterKind::Cl100k)) => k,
             _ => bail!(
                 "--tokenizer {:?} is not a tokenizer; expected o200k or cl100k",
-                self.tokenizer
+                self.limits.tokenizer
             ),
         };
         let config = RunConfig {
             strategy,
             window: self.window,
-            threshold: self.threshold,
-            keep_recent_turns: self.keep_recent_turns,
-            reply_reserve: self.reply_reserve,
+            threshold: l.threshold,
+            keep_recent_turns: l.keep_recent_turns,
+            reply_reserve: l.reply_reserve,
             estimator,
             tokenizer,
             overflow: match self.overflow {

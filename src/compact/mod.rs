@@ -170,14 +170,7 @@ impl Compactor {
     /// stage needs a model: without one ([`Compactor::compact_with`]) it is skipped.
     pub fn compact(&mut self, conversation: &mut Conversation) -> Compaction {
         let limit = self.policy.limit();
-        self.compact_with(
-            conversation,
-            Pass {
-                limit,
-                counter: None,
-                summarizer: None,
-            },
-        )
+        self.compact_to(conversation, limit)
     }
 
     /// Compacts to a given limit with every stage going as far as its means allow when the

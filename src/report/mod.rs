@@ -5,18 +5,57 @@
 mod row;
 mod table;
 
-pub use row::ResultRow;
+pub use row::{ResultRow, RunKey};
 pub use table::{markdown, table};
 
 use crate::fact::{FactKind, KEPT_WHEN_TOLD};
 
 /// Rows as CSV, with a header.
 pub fn csv(rows: &[ResultRow]) -> Result<Vec<u8>, csv::Error> {
-    let mut writer = csv::Writer::from_writer(Vec::new());
+    let mut writer = CsvRows::new(Vec::new());
     for row in rows {
-        writer.serialize(row)?;
+        writer.write(row)?;
     }
-    writer.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+    writer.0.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+}
+
+/// A CSV writer of result rows: the header before the first row, raw numbers, empty for none.
+pub struct CsvRows<W: std::io::Write>(csv::Writer<W>, bool);
+
+impl<W: std::io::Write> CsvRows<W> {
+    /// A writer into `out`.
+    pub fn new(out: W) -> CsvRows<W> {
+        CsvRows(csv::WriterBuilder::new().has_headers(false).from_writer(out), false)
+    }
+
+    /// Writes one row (and the header first), and flushes it.
+    pub fn write(&mut self, row: &ResultRow) -> Result<(), csv::Error> {
+        let map = row.to_map();
+        if !self.1 {
+            self.0.write_record(map.keys())?;
+            self.1 = true;
+        }
+        self.0.write_record(map.values().map(|v| match v {
+            serde_json::Value::Null => String::new(),
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }))?;
+        Ok(self.0.flush()?)
+    }
+}
+
+/// Reads rows back from CSV text (the figures' columns by name; unknown columns ignored).
+pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, csv::Error> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let headers = reader.headers()?.clone();
+    let mut rows = Vec::new();
+    for record in reader.records() {
+        let record = record?;
+        let key: RunKey = record.deserialize(Some(&headers))?;
+        let metrics: crate::metrics::RunMetrics = record.deserialize(Some(&headers))?;
+        rows.push(ResultRow { key, metrics });
+    }
+    Ok(rows)
 }
 
 /// Rows as one JSON document, with the assumptions every figure rests on.
@@ -30,4 +69,54 @@ pub fn json(rows: &[ResultRow]) -> serde_json::Value {
         "summary_retention": {"told_to_keep": KEPT_WHEN_TOLD, "not_told": untold},
         "results": rows,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::RunMetrics;
+
+    #[test]
+    fn csv_round_trips() {
+        let key = RunKey {
+            scenario: "s".into(),
+            strategy: "mask:m=10,trigger=threshold+drop".into(),
+            window: 8000,
+            threshold: 0.8,
+            keep_recent_turns: 2,
+            reply_reserve: 0,
+            estimator: "chars4".into(),
+            tokenizer: "o200k".into(),
+            overflow: "reject".into(),
+            on_overflow: "abort".into(),
+            max_turns: None,
+            seed: 7,
+        };
+        let metrics = RunMetrics {
+            tokens_sent: 12_345,
+            facts_lost: 2,
+            completed: true,
+            ..RunMetrics::default()
+        };
+        let rows = vec![
+            ResultRow {
+                key: key.clone(),
+                metrics: metrics.clone(),
+            },
+            ResultRow {
+                key: RunKey {
+                    max_turns: Some(4),
+                    ..key
+                },
+                metrics,
+            },
+        ];
+        let text = String::from_utf8(csv(&rows).expect("writes")).expect("UTF-8");
+        assert!(text.starts_with("scenario,strategy,window,threshold,"), "{text}");
+        assert!(
+            text.contains("\"mask:m=10,trigger=threshold+drop\""),
+            "a comma in a name is quoted"
+        );
+        assert_eq!(read_csv(&text).expect("reads"), rows);
+    }
 }

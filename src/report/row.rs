@@ -1,16 +1,18 @@
-//! One result row: a scenario × configuration and its figures (DESIGN §8). Flat, so that CSV
-//! can carry it; the key columns come first, the figures after.
+//! One result row: a scenario × configuration (its key) and the run's figures (DESIGN §8).
+//! CSV wants flat records, so a row is written as the key's columns followed by the figures'
+//! columns, each defined once: [`RunKey`] here, [`RunMetrics`] in `metrics.rs`.
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::metrics::RunMetrics;
 use crate::policy::Policy;
 use crate::run::RunConfig;
 use crate::scenario::Scenario;
 
-/// A row of `results.csv`.
+/// What identifies a row: the scenario and every setting the figures depend on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ResultRow {
+pub struct RunKey {
     /// The scenario's name.
     pub scenario: String,
     /// The strategy's canonical name.
@@ -35,60 +37,21 @@ pub struct ResultRow {
     pub max_turns: Option<usize>,
     /// The seed.
     pub seed: u64,
-    /// Requests in the scenario.
-    pub requests: usize,
-    /// Requests that ended with a reply.
-    pub requests_answered: usize,
-    /// Every call, rejected ones included.
-    pub model_calls: usize,
-    /// Agent turns.
-    pub agent_calls: usize,
-    /// Refetch turns.
-    pub refetch_calls: usize,
-    /// Summary calls.
-    pub summarizer_calls: usize,
-    /// Σ true input tokens of accepted calls: the bill.
-    pub tokens_sent: u64,
-    /// The part of `tokens_sent` no compactor can touch (system prompt, tool schemas).
-    pub prefix_tokens: u64,
-    /// Σ true tokens of replies.
-    pub tokens_received: u64,
-    /// The largest accepted call, tokens.
-    pub peak_request_tokens: u64,
-    /// Calls rejected as over the window.
-    pub overflows: usize,
-    /// Calls the server accepted after cutting old messages.
-    pub silent_truncations: usize,
-    /// Calls rejected for broken pairing.
-    pub pairing_errors: usize,
-    /// Calls before which the history changed.
-    pub compactions: usize,
-    /// Tool results truncated.
-    pub messages_truncated: usize,
-    /// Tool results masked or cleared.
-    pub messages_masked: usize,
-    /// Messages dropped or summarised away.
-    pub messages_dropped: usize,
-    /// Needs of steps that ran.
-    pub facts_needed: usize,
-    /// Needs lost.
-    pub facts_lost: usize,
-    /// Needs of steps never run.
-    pub facts_unreached: usize,
-    /// Needs fetched again.
-    pub refetches: usize,
-    /// Answered requests whose reply followed a lost need.
-    pub answers_wrong: usize,
-    /// Requests where the pipeline could not get under the limit.
-    pub cannot_fit: usize,
-    /// The run reached the end of its last request.
-    pub completed: bool,
+}
+
+/// A row of `results.csv`: a configuration and its figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    /// The scenario and configuration.
+    pub key: RunKey,
+    /// The figures.
+    pub metrics: RunMetrics,
 }
 
 impl ResultRow {
     /// The row of one run.
-    pub fn new(scenario: &Scenario, config: &RunConfig, policy: &Policy, m: &RunMetrics) -> ResultRow {
-        ResultRow {
+    pub fn new(scenario: &Scenario, config: &RunConfig, policy: &Policy, metrics: &RunMetrics) -> ResultRow {
+        let key = RunKey {
             scenario: scenario.name.clone(),
             strategy: config.strategy.to_string(),
             window: policy.window,
@@ -101,30 +64,28 @@ impl ResultRow {
             on_overflow: config.on_overflow.as_str().to_owned(),
             max_turns: config.max_turns,
             seed: config.seed,
-            requests: m.requests,
-            requests_answered: m.requests_answered,
-            model_calls: m.model_calls,
-            agent_calls: m.agent_calls,
-            refetch_calls: m.refetch_calls,
-            summarizer_calls: m.summarizer_calls,
-            tokens_sent: m.tokens_sent,
-            prefix_tokens: m.prefix_tokens,
-            tokens_received: m.tokens_received,
-            peak_request_tokens: m.peak_request_tokens,
-            overflows: m.overflows,
-            silent_truncations: m.silent_truncations,
-            pairing_errors: m.pairing_errors,
-            compactions: m.compactions,
-            messages_truncated: m.messages_truncated,
-            messages_masked: m.messages_masked,
-            messages_dropped: m.messages_dropped,
-            facts_needed: m.facts_needed,
-            facts_lost: m.facts_lost,
-            facts_unreached: m.facts_unreached,
-            refetches: m.refetches,
-            answers_wrong: m.answers_wrong,
-            cannot_fit: m.cannot_fit,
-            completed: m.completed,
+        };
+        ResultRow {
+            key,
+            metrics: metrics.clone(),
         }
+    }
+
+    /// The columns in order, key first: one flat JSON object.
+    pub fn to_map(&self) -> Map<String, Value> {
+        let mut map = match serde_json::to_value(&self.key) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        if let Ok(Value::Object(figures)) = serde_json::to_value(&self.metrics) {
+            map.extend(figures);
+        }
+        map
+    }
+}
+
+impl Serialize for ResultRow {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_map().serialize(serializer)
     }
 }

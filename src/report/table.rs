@@ -18,17 +18,18 @@ const HEADERS: [&str; 10] = [
 ];
 
 fn cells(row: &ResultRow) -> [String; 10] {
+    let m = &row.metrics;
     [
-        row.scenario.clone(),
-        row.strategy.clone(),
-        thousands(row.tokens_sent),
-        row.model_calls.to_string(),
-        thousands(row.peak_request_tokens),
-        row.overflows.to_string(),
-        format!("{}/{}", row.facts_lost, row.facts_needed),
-        row.refetches.to_string(),
-        format!("{}/{}", row.requests_answered, row.requests),
-        if row.completed { "yes".into() } else { "no".into() },
+        row.key.scenario.clone(),
+        row.key.strategy.clone(),
+        thousands(m.tokens_sent),
+        m.model_calls.to_string(),
+        thousands(m.peak_request_tokens),
+        m.overflows.to_string(),
+        format!("{}/{}", m.facts_lost, m.facts_needed),
+        m.refetches.to_string(),
+        format!("{}/{}", m.requests_answered, m.requests),
+        if m.completed { "yes".into() } else { "no".into() },
     ]
 }
 
@@ -70,10 +71,10 @@ pub fn table(rows: &[ResultRow]) -> String {
     out.push_str(&line(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>()));
     let mut previous = None;
     for (row, values) in rows.iter().zip(&all) {
-        if previous.is_some_and(|p: &str| p != row.scenario) {
+        if previous.is_some_and(|p: &str| p != row.key.scenario) {
             out.push('\n');
         }
-        previous = Some(&row.scenario);
+        previous = Some(&row.key.scenario);
         out.push_str(&line(values));
     }
     out
