@@ -28,6 +28,13 @@ pub enum OnOverflow {
 }
 
 impl OnOverflow {
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<OnOverflow> {
+        [OnOverflow::Abort, OnOverflow::CompactRetry]
+            .into_iter()
+            .find(|o| o.as_str() == name)
+    }
+
     /// The command-line name.
     pub fn as_str(self) -> &'static str {
         match self {

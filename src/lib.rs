@@ -36,6 +36,7 @@ pub mod compact;
 pub mod conversation;
 mod error;
 pub mod fact;
+pub mod gate;
 pub mod human;
 pub mod message;
 pub mod metrics;

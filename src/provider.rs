@@ -22,6 +22,13 @@ pub enum Overflow {
 }
 
 impl Overflow {
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<Overflow> {
+        [Overflow::Reject, Overflow::Truncate]
+            .into_iter()
+            .find(|o| o.as_str() == name)
+    }
+
     /// The command-line name.
     pub fn as_str(self) -> &'static str {
         match self {

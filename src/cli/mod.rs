@@ -3,6 +3,7 @@
 
 mod compact;
 mod compare;
+mod gate;
 mod output;
 mod policy_args;
 mod run;
@@ -26,6 +27,7 @@ struct Cli {
 enum Command {
     Compare(compare::CompareArgs),
     Run(run::RunCommandArgs),
+    Gate(gate::GateArgs),
     Compact(compact::CompactArgs),
     Validate(validate::ValidateArgs),
 }
@@ -39,6 +41,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Compare(args) => compare::run(args),
         Command::Run(args) => run::run(args),
+        Command::Gate(args) => gate::run(args),
         Command::Compact(args) => compact::run(args),
         Command::Validate(args) => validate::run(args),
     };

@@ -2,9 +2,11 @@
 //! Machine formats (CSV, JSON) carry raw numbers with the unit in the field name; the table and
 //! Markdown format numbers for people through [`crate::human`].
 
+mod gate;
 mod row;
 mod table;
 
+pub use gate::{gate_junit, gate_markdown, gate_summary};
 pub use row::{ResultRow, RunKey};
 pub use table::{markdown, table};
 

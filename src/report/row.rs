@@ -5,10 +5,13 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::agent::OnOverflow;
 use crate::metrics::RunMetrics;
 use crate::policy::Policy;
-use crate::run::RunConfig;
+use crate::provider::Overflow;
+use crate::run::{Estimator, RunConfig};
 use crate::scenario::Scenario;
+use crate::tokens::CounterKind;
 
 /// What identifies a row: the scenario and every setting the figures depend on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,6 +40,34 @@ pub struct RunKey {
     pub max_turns: Option<usize>,
     /// The seed.
     pub seed: u64,
+}
+
+impl RunKey {
+    /// The configuration that produced this row, to run it again; the message says which
+    /// column does not parse.
+    pub fn config(&self) -> Result<RunConfig, String> {
+        let bad = |column: &str, value: &str| format!("column {column}: {value:?} is not valid");
+        let strategy = self.strategy.parse().map_err(|e| format!("column strategy: {e}"))?;
+        let estimator = Estimator::parse(&self.estimator).ok_or_else(|| bad("estimator", &self.estimator))?;
+        let tokenizer = CounterKind::parse(&self.tokenizer)
+            .filter(|k| matches!(k, CounterKind::O200k | CounterKind::Cl100k))
+            .ok_or_else(|| bad("tokenizer", &self.tokenizer))?;
+        let overflow = Overflow::parse(&self.overflow).ok_or_else(|| bad("overflow", &self.overflow))?;
+        let on_overflow = OnOverflow::parse(&self.on_overflow).ok_or_else(|| bad("on_overflow", &self.on_overflow))?;
+        Ok(RunConfig {
+            strategy,
+            window: Some(self.window),
+            threshold: self.threshold,
+            keep_recent_turns: self.keep_recent_turns,
+            reply_reserve: self.reply_reserve,
+            estimator,
+            tokenizer,
+            overflow,
+            on_overflow,
+            max_turns: self.max_turns,
+            seed: self.seed,
+        })
+    }
 }
 
 /// A row of `results.csv`: a configuration and its figures.

@@ -4,6 +4,7 @@ mod generate;
 mod shared;
 
 mod cli_compact;
+mod cli_gate;
 mod cli_replay;
 mod conversations;
 mod counts;

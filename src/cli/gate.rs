@@ -1,0 +1,193 @@
+//! `ctxbench gate`: fail CI when the bill grows or facts get lost, against a committed baseline.
+
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::{Args, ValueEnum};
+use ctxbench::gate::{GateConfig, Tolerance, compare};
+use ctxbench::report::{ResultRow, csv, gate_junit, gate_markdown, gate_summary, read_csv};
+use ctxbench::run::run_scenario;
+use ctxbench::scenario::Scenario;
+
+use super::output::write_atomic;
+use super::scenarios::{load_all, scenario_files};
+
+/// Compare results with a baseline; exit 1 when something got worse.
+///
+/// Without --current, runs again every scenario and configuration the baseline holds. Gated
+/// figures: tokens_sent, model_calls and peak_request_tokens may grow by --tolerance;
+/// facts_lost, overflows, pairing_errors and answers_wrong may not grow at all.
+/// Exit codes: 0 nothing regressed, 1 something did, 2 unusable input.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ctxbench gate --baseline reports/baseline.csv\n  ctxbench gate --baseline reports/baseline.csv --tolerance 2% --allow peak_request_tokens=+500\n  ctxbench gate --baseline reports/baseline.csv --update"
+)]
+pub struct GateArgs {
+    /// The committed baseline (a results.csv).
+    #[arg(long, value_name = "FILE")]
+    baseline: PathBuf,
+
+    /// Results to check (a results.csv); default: run the baseline's configurations now.
+    #[arg(long, value_name = "FILE")]
+    current: Option<PathBuf>,
+
+    /// Where to find the baseline's scenarios (files or folders).
+    #[arg(long = "scenarios", value_name = "PATH", default_value = "scenarios")]
+    scenarios: Vec<PathBuf>,
+
+    /// Growth allowed for tokens_sent, model_calls and peak_request_tokens: `2%` or `100`.
+    #[arg(long, default_value = "0%", value_name = "TOLERANCE")]
+    tolerance: String,
+
+    /// Growth allowed for one figure, overriding the rule: `tokens_sent=+2%`, `facts_lost=1`.
+    #[arg(long, value_name = "FIGURE=TOLERANCE")]
+    allow: Vec<String>,
+
+    /// Rows on one side only are listed but do not fail the gate.
+    #[arg(long)]
+    allow_new: bool,
+
+    /// Fail on any change of any figure, improvements included (keeps a baseline current).
+    #[arg(long)]
+    exact: bool,
+
+    /// Rewrite the baseline with the current results (atomically) and print what changed.
+    #[arg(long)]
+    update: bool,
+
+    /// Format of the report on stdout.
+    #[arg(long, value_enum, default_value_t = GateFormat::Markdown)]
+    format: GateFormat,
+
+    /// Also write the rows as JUnit XML test cases.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+}
+
+/// `--format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GateFormat {
+    /// The rows that changed, worst first.
+    Markdown,
+    /// Everything, for machines.
+    Json,
+}
+
+pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
+    let config = gate_config(&args)?;
+    let baseline = read_rows(&args.baseline, true)?;
+    let current = match &args.current {
+        Some(path) => read_rows(path, false)?,
+        None => run_baseline(&baseline, &args.scenarios)?,
+    };
+    let report = compare(&baseline, &current, &config);
+
+    if args.update {
+        write_atomic(&args.baseline, &csv(&current)?)?;
+        print!("{}", gate_markdown(&report));
+        eprintln!("updated {} ({} rows)", args.baseline.display(), current.len());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let markdown = gate_markdown(&report);
+    match args.format {
+        GateFormat::Markdown => print!("{markdown}"),
+        GateFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+    }
+    if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&summary)
+            .with_context(|| format!("cannot append to GITHUB_STEP_SUMMARY ({})", summary.to_string_lossy()))?;
+        file.write_all(markdown.as_bytes())?;
+    }
+    if let Some(path) = &args.junit {
+        write_atomic(path, gate_junit(&report).as_bytes())?;
+    }
+    eprintln!("{}", gate_summary(&report));
+    let unmatched = report.only_in_baseline.len() + report.only_in_current.len();
+    if unmatched > 0 && !args.allow_new {
+        eprintln!("error: {unmatched} rows exist on one side only (listed above); pass --allow-new to accept them");
+        return Ok(ExitCode::from(super::EXIT_BAD_INPUT));
+    }
+    Ok(if report.fails() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn gate_config(args: &GateArgs) -> anyhow::Result<GateConfig> {
+    let tolerance = Tolerance::parse(&args.tolerance).with_context(|| {
+        format!(
+            "--tolerance {:?}: expected a percentage (2%) or a number (100)",
+            args.tolerance
+        )
+    })?;
+    let mut allow = BTreeMap::new();
+    let figures = serde_json::to_value(ctxbench::metrics::RunMetrics::default())?;
+    for spec in &args.allow {
+        let parsed = spec
+            .split_once('=')
+            .and_then(|(f, t)| Some((f.trim(), Tolerance::parse(t)?)));
+        let Some((figure, t)) = parsed else {
+            bail!("--allow {spec:?}: expected FIGURE=TOLERANCE, such as tokens_sent=+2%");
+        };
+        if figures.get(figure).is_none() {
+            bail!("--allow {spec:?}: {figure:?} is not a figure of results.csv");
+        }
+        allow.insert(figure.to_owned(), t);
+    }
+    Ok(GateConfig {
+        tolerance,
+        allow,
+        exact: args.exact,
+    })
+}
+
+fn read_rows(path: &PathBuf, baseline: bool) -> anyhow::Result<Vec<ResultRow>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && baseline => bail!(
+            "{} does not exist; create it with `ctxbench compare --out reports && cp reports/results.csv {}`, review it, and commit it",
+            path.display(),
+            path.display()
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let rows = read_csv(&text).map_err(|e| anyhow::anyhow!("{}: not a results file: {e}", path.display()))?;
+    if rows.is_empty() {
+        bail!("{}: no rows; a baseline needs at least one result", path.display());
+    }
+    Ok(rows)
+}
+
+/// Runs every configuration of the baseline again, on the scenarios of the same name.
+fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
+    let files = scenario_files(paths)?;
+    let mut by_seed: BTreeMap<u64, Vec<Scenario>> = BTreeMap::new();
+    let mut rows = Vec::with_capacity(baseline.len());
+    for row in baseline {
+        let config = row
+            .key
+            .config()
+            .map_err(|e| anyhow::anyhow!("baseline row {} · {}: {e}", row.key.scenario, row.key.strategy))?;
+        if !by_seed.contains_key(&config.seed) {
+            by_seed.insert(config.seed, load_all(&files, config.seed)?);
+        }
+        let Some(scenario) = by_seed[&config.seed].iter().find(|s| s.name == row.key.scenario) else {
+            // Reported as a row only in the baseline.
+            continue;
+        };
+        let policy = config.policy(scenario).context("the baseline row has a window")?;
+        policy
+            .validate()
+            .with_context(|| format!("baseline row {} · {}", row.key.scenario, row.key.strategy))?;
+        let result = run_scenario(scenario, &config, &policy, &mut |_| {});
+        rows.push(ResultRow::new(scenario, &config, &policy, &result.metrics));
+    }
+    Ok(rows)
+}
