@@ -1,6 +1,7 @@
 //! `ctxbench gate`: fail CI when the bill grows or facts get lost, against a committed baseline.
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -175,10 +176,11 @@ fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec
             .key
             .config()
             .map_err(|e| anyhow::anyhow!("baseline row {} · {}: {e}", row.key.scenario, row.key.strategy))?;
-        if !by_seed.contains_key(&config.seed) {
-            by_seed.insert(config.seed, load_all(&files, config.seed)?);
-        }
-        let Some(scenario) = by_seed[&config.seed].iter().find(|s| s.name == row.key.scenario) else {
+        let scenarios = match by_seed.entry(config.seed) {
+            Entry::Occupied(loaded) => loaded.into_mut(),
+            Entry::Vacant(slot) => slot.insert(load_all(&files, config.seed)?),
+        };
+        let Some(scenario) = scenarios.iter().find(|s| s.name == row.key.scenario) else {
             // Reported as a row only in the baseline.
             continue;
         };
