@@ -50,6 +50,7 @@ pub mod request_body;
 pub mod run;
 pub mod scenario;
 pub mod scripted;
+pub mod sweep;
 pub mod tokens;
 pub mod tools;
 pub mod trace;

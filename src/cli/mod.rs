@@ -9,6 +9,7 @@ mod policy_args;
 mod run;
 mod run_args;
 mod scenarios;
+mod sweep;
 mod validate;
 
 use std::process::ExitCode;
@@ -27,6 +28,8 @@ struct Cli {
 enum Command {
     Compare(compare::CompareArgs),
     Run(run::RunCommandArgs),
+    Sweep(sweep::SweepArgs),
+    Merge(sweep::MergeArgs),
     Gate(gate::GateArgs),
     Compact(compact::CompactArgs),
     Validate(validate::ValidateArgs),
@@ -41,6 +44,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Compare(args) => compare::run(args),
         Command::Run(args) => run::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Merge(args) => sweep::merge(args),
         Command::Gate(args) => gate::run(args),
         Command::Compact(args) => compact::run(args),
         Command::Validate(args) => validate::run(args),

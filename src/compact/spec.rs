@@ -161,7 +161,7 @@ impl StageSpec {
         Ok(stage)
     }
 
-    fn set(&mut self, key: &str, value: &str) -> Result<(), StrategyError> {
+    pub(crate) fn set(&mut self, key: &str, value: &str) -> Result<(), StrategyError> {
         let name = self.name();
         let number = |value: &str| -> Result<u64, StrategyError> {
             value
@@ -299,6 +299,16 @@ impl FromStr for Strategy {
 }
 
 impl Strategy {
+    /// Sets `key=value` on every stage named `stage`; `Ok(false)` when it has no such stage.
+    pub fn set_param(&mut self, stage: &str, key: &str, value: &str) -> Result<bool, StrategyError> {
+        let mut found = false;
+        for s in self.stages.iter_mut().filter(|s| s.name() == stage) {
+            s.set(key, value)?;
+            found = true;
+        }
+        Ok(found)
+    }
+
     /// Whether this is the `none` baseline.
     pub fn is_none(&self) -> bool {
         matches!(self.stages.as_slice(), [StageSpec::None])

@@ -6,6 +6,7 @@ mod shared;
 mod cli_compact;
 mod cli_gate;
 mod cli_replay;
+mod cli_sweep;
 mod conversations;
 mod counts;
 mod properties;

@@ -1,0 +1,341 @@
+//! `ctxbench sweep`: grids of configurations for tuning, in parallel, rows streamed to disk as
+//! they finish; and `ctxbench merge`, which joins the CSVs of a sharded sweep.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use ctxbench::compact::{STANDARD_STRATEGIES, parse_strategy_list};
+use ctxbench::human::thousands;
+use ctxbench::report::{CsvRows, ResultRow, csv, json, markdown, read_csv};
+use ctxbench::run::{Estimator, run_scenario};
+use ctxbench::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+
+use super::output::write_atomic;
+use super::policy_args::LimitArgs;
+use super::run_args::{OnOverflowArg, OverflowArg, RunArgs};
+use super::scenarios::{load_all, scenario_files};
+
+/// Run a grid of configurations over scenarios, in parallel, and pick the best per scenario.
+///
+/// Every combination of the lists below is run on every scenario. Ranges include both ends:
+/// `--threshold 0.5:0.95:0.05`, `--keep 1..4`, `--window 4000,8000,32000`. Rows are written as
+/// they finish to results.csv.partial; the final results.csv is sorted, so it is the same
+/// whatever the number of threads, and whether the sweep ran whole or in shards joined by
+/// `ctxbench merge`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1"
+)]
+pub struct SweepArgs {
+    /// Scenario files or folders; default: every scenario under scenarios/.
+    #[arg(value_name = "SCENARIO")]
+    files: Vec<PathBuf>,
+
+    /// Strategies, comma-separated; default: the ten standard strategies.
+    #[arg(long, value_name = "LIST")]
+    strategies: Option<String>,
+
+    /// Windows in tokens (list or range); default: each scenario's own.
+    #[arg(long, value_name = "LIST")]
+    window: Option<String>,
+
+    /// Thresholds: a value, a list, or start:end:step.
+    #[arg(long, default_value = "0.8", value_name = "RANGE")]
+    threshold: String,
+
+    /// keep_recent_turns values: a value, a list, or a range such as 1..4.
+    #[arg(long, default_value = "2", value_name = "RANGE")]
+    keep: String,
+
+    /// Reply reserves in tokens.
+    #[arg(long, default_value = "0", value_name = "LIST")]
+    reply_reserve: String,
+
+    /// Estimators, comma-separated: chars4, chars4-py, o200k, cl100k, usage.
+    #[arg(long, default_value = "chars4", value_name = "LIST")]
+    estimator: String,
+
+    /// A stage parameter's values, repeatable: `mask.m=5,10,20`.
+    #[arg(long, value_name = "STAGE.KEY=VALUES")]
+    param: Vec<String>,
+
+    /// What the provider counts and bills with: o200k or cl100k.
+    #[arg(long, default_value = "o200k", value_name = "NAME")]
+    tokenizer: String,
+
+    /// What the server does with a request over the window.
+    #[arg(long, value_enum, default_value_t = OverflowArg::Reject)]
+    overflow: OverflowArg,
+
+    /// What the loop does when the server rejects a request as too long.
+    #[arg(long, value_enum, default_value_t = OnOverflowArg::Abort)]
+    on_overflow: OnOverflowArg,
+
+    /// Agent and refetch calls allowed per request; default: the scenario's.
+    #[arg(long, value_name = "N")]
+    max_turns: Option<usize>,
+
+    /// Seed of every random draw.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+
+    /// Run only the i-th of n disjoint slices of the grid (1-based): grid indices ≡ i−1 mod n.
+    #[arg(long, value_name = "I/N")]
+    shard: Option<String>,
+
+    /// What "best" means: tokens (fewest tokens sent, no lost fact, no overflow), facts, calls.
+    #[arg(long, default_value = "tokens", value_name = "OBJECTIVE")]
+    objective: String,
+
+    /// Threads; default: every core.
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+
+    /// Where to write results.csv, results.json and summary.md.
+    #[arg(long, default_value = "reports", value_name = "DIR")]
+    out: PathBuf,
+}
+
+impl SweepArgs {
+    fn grid(&self) -> anyhow::Result<Grid> {
+        let list = self.strategies.clone().unwrap_or_else(|| STANDARD_STRATEGIES.join(","));
+        let strategies = parse_strategy_list(&list).context("invalid --strategies")?;
+        let windows = match &self.window {
+            Some(w) => parse_integers(w).context("--window")?.into_iter().map(Some).collect(),
+            None => vec![None],
+        };
+        let estimators = self
+            .estimator
+            .split(',')
+            .map(|e| Estimator::parse(e.trim()).with_context(|| format!("--estimator: {e:?} is not an estimator")))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let mut params = Vec::new();
+        for spec in &self.param {
+            let parsed = spec.split_once('=').and_then(|(sk, v)| Some((sk.split_once('.')?, v)));
+            let Some(((stage, key), values)) = parsed else {
+                bail!("--param {spec:?}: expected STAGE.KEY=V1,V2 such as mask.m=5,10,20");
+            };
+            if !strategies.iter().any(|s| s.stages.iter().any(|st| st.name() == stage)) {
+                bail!("--param {spec:?}: no strategy in the sweep has a `{stage}` stage");
+            }
+            params.push((
+                stage.to_owned(),
+                key.to_owned(),
+                values.split(',').map(str::to_owned).collect(),
+            ));
+        }
+        // The single-valued settings go through the same checks as `run`.
+        let base = RunArgs {
+            window: None,
+            limits: LimitArgs {
+                threshold: 0.8,
+                keep_recent_turns: 2,
+                reply_reserve: 0,
+                estimator: "chars4".into(),
+                tokenizer: self.tokenizer.clone(),
+            },
+            overflow: self.overflow,
+            on_overflow: self.on_overflow,
+            max_turns: self.max_turns,
+            seed: self.seed,
+        }
+        .config(strategies[0].clone())?;
+        Ok(Grid {
+            strategies,
+            windows,
+            thresholds: parse_decimals(&self.threshold).context("--threshold")?,
+            keeps: parse_integers(&self.keep)
+                .context("--keep")?
+                .into_iter()
+                .map(|k| k as usize)
+                .collect(),
+            reserves: parse_integers(&self.reply_reserve).context("--reply-reserve")?,
+            estimators,
+            params,
+            base,
+        })
+    }
+}
+
+pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    let objective = Objective::parse(&args.objective)
+        .with_context(|| format!("--objective {:?}: expected tokens, facts or calls", args.objective))?;
+    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    let configs = args.grid()?.configs()?;
+    let scenarios = load_all(&scenario_files(&args.files)?, args.seed)?;
+    let mut plan = Vec::new();
+    for scenario in &scenarios {
+        for config in &configs {
+            let policy = config
+                .policy(scenario)
+                .with_context(|| format!("{}: the scenario sets no window; give one with --window", scenario.path))?;
+            policy.validate().context("invalid policy")?;
+            plan.push((scenario, config, policy));
+        }
+    }
+    let grid_size = plan.len();
+    let plan: Vec<_> = plan
+        .into_iter()
+        .enumerate()
+        .filter(|(k, _)| shard.is_none_or(|s| s.takes(*k)))
+        .map(|(_, p)| p)
+        .collect();
+
+    let partial = args.out.join("results.csv.partial");
+    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let stream = std::fs::File::create(&partial)
+        .map(CsvRows::new)
+        .with_context(|| format!("cannot write {}", partial.display()))?;
+    let stream = Mutex::new(stream);
+    let bar = ProgressBar::new(plan.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} configurations · {per_sec} · {eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()?;
+    let started = Instant::now();
+    let rows: Vec<anyhow::Result<ResultRow>> = pool.install(|| {
+        plan.par_iter()
+            .map(|(scenario, config, policy)| {
+                let result = run_scenario(scenario, config, policy, &mut |_| {});
+                let row = ResultRow::new(scenario, config, policy, &result.metrics);
+                // Each row is on disk as soon as it is done: a crash keeps what was measured.
+                let mut writer = stream.lock().unwrap_or_else(|p| p.into_inner());
+                writer
+                    .write(&row)
+                    .with_context(|| format!("cannot write {}", partial.display()))?;
+                bar.inc(1);
+                Ok(row)
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let elapsed = started.elapsed();
+    let mut rows = rows.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
+    rows.sort_by(row_order);
+    drop(stream);
+
+    write_atomic(&args.out.join("results.csv"), &csv(&rows)?)?;
+    std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
+    write_atomic(
+        &args.out.join("results.json"),
+        serde_json::to_string_pretty(&json(&rows))?.as_bytes(),
+    )?;
+    let best = best_rows(&rows, objective);
+    write_atomic(
+        &args.out.join("summary.md"),
+        summary(&best, &rows, objective).as_bytes(),
+    )?;
+
+    println!("best per scenario ({}):", objective.describe());
+    let mut names: Vec<&str> = rows.iter().map(|r| r.key.scenario.as_str()).collect();
+    names.dedup();
+    for name in names {
+        match best.iter().find(|b| b.key.scenario == name) {
+            Some(b) => println!("  {}", best_line(b)),
+            None => println!("  {name}: no configuration qualifies"),
+        }
+    }
+    let shard_note = shard.map_or(String::new(), |s| {
+        format!(
+            " (shard {}/{} of {} in the grid)",
+            s.index,
+            s.count,
+            thousands(grid_size as u64)
+        )
+    });
+    eprintln!(
+        "swept {} configurations{shard_note} in {:.2} s on {} threads ({:.0} per second); wrote {}/results.csv",
+        thousands(rows.len() as u64),
+        elapsed.as_secs_f64(),
+        pool.current_num_threads(),
+        rows.len() as f64 / elapsed.as_secs_f64().max(1e-9),
+        args.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A winning configuration and what it cost, on one line.
+fn best_line(row: &ResultRow) -> String {
+    let (k, m) = (&row.key, &row.metrics);
+    format!(
+        "{}: {} · window {} · threshold {} · keep {} · reserve {} · {}: {} tokens sent, {} calls, {}/{} facts lost",
+        k.scenario,
+        k.strategy,
+        thousands(k.window),
+        k.threshold,
+        k.keep_recent_turns,
+        k.reply_reserve,
+        k.estimator,
+        thousands(m.tokens_sent),
+        m.model_calls,
+        m.facts_lost,
+        m.facts_needed
+    )
+}
+
+/// The best row of each scenario, in scenario order.
+fn best_rows(rows: &[ResultRow], objective: Objective) -> Vec<ResultRow> {
+    let mut names: Vec<&str> = rows.iter().map(|r| r.key.scenario.as_str()).collect();
+    names.dedup();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let of: Vec<&ResultRow> = rows.iter().filter(|r| r.key.scenario == name).collect();
+            objective.best(&of).cloned()
+        })
+        .collect()
+}
+
+fn summary(best: &[ResultRow], rows: &[ResultRow], objective: Objective) -> String {
+    let lines: String = best.iter().map(|b| format!("- {}\n", best_line(b))).collect();
+    format!(
+        "# ctxbench sweep\n\n{} configurations; every row is in `results.csv`.\n\n## Best per scenario\n\nObjective: {}.\n\n{lines}\n{}",
+        rows.len(),
+        objective.describe(),
+        markdown(best)
+    )
+}
+
+/// Join the results.csv files of a sharded sweep into the file a single run would write.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' results files.
+    #[arg(value_name = "CSV", required = true)]
+    files: Vec<PathBuf>,
+
+    /// Where to write the merged file.
+    #[arg(short = 'o', long = "output", value_name = "OUT.csv")]
+    output: PathBuf,
+}
+
+pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    let mut rows = Vec::new();
+    for file in &args.files {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+        rows.extend(read_csv(&text).map_err(|e| anyhow::anyhow!("{}: not a results file: {e}", file.display()))?);
+    }
+    rows.sort_by(row_order);
+    if let Some(pair) = rows.windows(2).find(|w| row_order(&w[0], &w[1]).is_eq()) {
+        bail!(
+            "{} · {} appears twice; were two shards given the same slice?",
+            pair[0].key.scenario,
+            pair[0].key.strategy
+        );
+    }
+    write_atomic(&args.output, &csv(&rows)?)?;
+    eprintln!(
+        "merged {} rows from {} files into {}",
+        rows.len(),
+        args.files.len(),
+        args.output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,148 @@
+//! `ctxbench sweep` and `merge`: the same file whatever the threads, and whether a grid ran whole
+//! or in shards.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+
+fn ctxbench() -> Command {
+    let mut cmd = Command::cargo_bin("ctxbench").expect("the binary builds");
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ctxbench-sweep-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn sweep(args: &[&str], out: &std::path::Path) -> (String, String) {
+    let output = ctxbench()
+        .arg("sweep")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    (
+        String::from_utf8(output.stdout).expect("UTF-8"),
+        String::from_utf8(output.stderr).expect("UTF-8"),
+    )
+}
+
+fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn a_thousand_configurations_whatever_the_threads() {
+    let dir = scratch("threads");
+    let grid = [
+        "--strategies",
+        "truncate+drop,mask+drop",
+        "--threshold",
+        "0.5:0.95:0.05",
+        "--keep",
+        "1..5",
+    ];
+    let (stdout, stderr) = sweep(&[&grid[..], &["--jobs", "2"]].concat(), &dir.join("two"));
+    assert!(
+        stderr.contains("swept 1,000 configurations in "),
+        "the time it took is printed: {stderr}"
+    );
+    assert!(stdout.contains("best per scenario (fewest tokens sent with no lost fact and no overflow):"));
+    assert!(
+        stdout.contains("unfetchable-facts: no configuration qualifies"),
+        "{stdout}"
+    );
+    sweep(&[&grid[..], &["--jobs", "1"]].concat(), &dir.join("one"));
+    for file in ["results.csv", "results.json", "summary.md"] {
+        assert_eq!(
+            read(dir.join("two").join(file)),
+            read(dir.join("one").join(file)),
+            "{file}"
+        );
+    }
+    let csv = String::from_utf8(read(dir.join("two/results.csv"))).expect("UTF-8");
+    assert_eq!(csv.lines().count(), 1001);
+}
+
+#[test]
+fn shards_merge_into_the_whole() {
+    let dir = scratch("shards");
+    let grid = [
+        "--strategies",
+        "drop,mask",
+        "--threshold",
+        "0.6,0.8",
+        "--keep",
+        "1..3",
+        "--param",
+        "mask.m=2,5",
+    ];
+    sweep(&grid, &dir.join("whole"));
+    let mut merge = ctxbench();
+    merge.arg("merge");
+    for i in 1..=3 {
+        let shard = format!("{i}/3");
+        sweep(&[&grid[..], &["--shard", &shard]].concat(), &dir.join(format!("s{i}")));
+        merge.arg(dir.join(format!("s{i}/results.csv")));
+    }
+    let merged = dir.join("merged.csv");
+    let output = merge.arg("-o").arg(&merged).output().expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let whole = read(dir.join("whole/results.csv"));
+    assert_eq!(
+        read(merged),
+        whole,
+        "merged shards are byte-identical to the whole sweep"
+    );
+    // 10 scenarios × (drop + mask with m in {2, 5}) × 2 thresholds × 3 keeps.
+    assert_eq!(
+        String::from_utf8(whole).expect("UTF-8").lines().count(),
+        1 + 10 * 3 * 2 * 3
+    );
+    // The same shard twice is caught.
+    let twice = ctxbench()
+        .args(["merge"])
+        .arg(dir.join("s1/results.csv"))
+        .arg(dir.join("s1/results.csv"))
+        .arg("-o")
+        .arg(dir.join("bad.csv"))
+        .output()
+        .expect("runs");
+    assert_eq!(twice.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&twice.stderr).contains("appears twice"));
+}
+
+#[test]
+fn bad_grids_are_named() {
+    let dir = scratch("bad");
+    for (args, expect) in [
+        (&["--threshold", "0.9:0.5:0.1"][..], "--threshold"),
+        (&["--keep", "two"][..], "--keep"),
+        (
+            &["--strategies", "drop", "--param", "mask.m=5"][..],
+            "no strategy in the sweep has a `mask` stage",
+        ),
+        (&["--shard", "5/4"][..], "expected i/n with 1 ≤ i ≤ n"),
+        (&["--objective", "speed"][..], "expected tokens, facts or calls"),
+    ] {
+        let output = ctxbench()
+            .arg("sweep")
+            .args(args)
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&output.stderr).contains(expect),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
