@@ -232,6 +232,8 @@ impl<M: Model, T: Tools> Agent<M, T> {
         let prefix = self.true_counter.count(c.system.as_ref(), &[], &c.tools);
         let mut record = CallRecord {
             schema_version: SCHEMA_VERSION,
+            scenario: String::new(),
+            strategy: self.compactor.strategy().to_string(),
             call: self.trace.len() + 1,
             request: request + 1,
             turn,
@@ -353,6 +355,8 @@ impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
         *self.tokens_sent += billed;
         let record = CallRecord {
             schema_version: SCHEMA_VERSION,
+            scenario: String::new(),
+            strategy: String::new(),
             call: self.trace.len() + 1,
             request: self.request + 1,
             turn: 0,

@@ -42,6 +42,7 @@ pub mod message;
 pub mod metrics;
 pub mod model;
 pub mod pairing;
+pub mod plot;
 pub mod policy;
 pub mod provider;
 pub mod render;

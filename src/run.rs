@@ -172,7 +172,12 @@ pub fn run_scenario(
             break;
         }
     }
-    let trace = agent.into_trace();
+    let mut trace = agent.into_trace();
+    let strategy = config.strategy.to_string();
+    for record in &mut trace {
+        record.scenario.clone_from(&scenario.name);
+        record.strategy.clone_from(&strategy);
+    }
     let metrics = metrics(scenario, &trace, completed);
     RunResult { trace, metrics }
 }

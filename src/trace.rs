@@ -47,6 +47,12 @@ pub struct CompactionRecord {
 pub struct CallRecord {
     /// Always [`SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The scenario's name (empty in a trace written by an embedding agent).
+    #[serde(default)]
+    pub scenario: String,
+    /// The strategy's canonical name.
+    #[serde(default)]
+    pub strategy: String,
     /// The call's number in the run, from 1.
     pub call: usize,
     /// The request it belongs to, from 1.

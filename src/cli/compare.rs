@@ -84,6 +84,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         .map(CsvRows::new)
         .with_context(|| format!("cannot write {}", partial.display()))?;
     let mut rows = Vec::with_capacity(plan.len());
+    let mut traces = Vec::with_capacity(plan.len());
     // Progress only where someone watches: a terminal, not a CI log or a file.
     let progress = std::io::stderr().is_terminal();
     for (k, (scenario, config, policy)) in plan.iter().enumerate() {
@@ -107,6 +108,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
             .join("traces")
             .join(trace_name(&scenario.name, &row.key.strategy));
         write_atomic(&trace, &trace_lines(&result.trace)?)?;
+        traces.push(result.trace);
         rows.push(row);
     }
     if progress {
@@ -120,7 +122,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         &args.out.join("results.json"),
         serde_json::to_string_pretty(&json(&rows))?.as_bytes(),
     )?;
-    write_atomic(&args.out.join("summary.md"), summary(&rows, &args).as_bytes())?;
+    let (chart_markdown, inline) = super::plot::report_charts(&traces, &rows, &args.out)?;
+    write_atomic(
+        &args.out.join("summary.md"),
+        (summary(&rows, &args) + &chart_markdown).as_bytes(),
+    )?;
+    let page = ctxbench::report::html("ctxbench compare", &settings(&args), &rows, &inline);
+    write_atomic(&args.out.join("index.html"), page.as_bytes())?;
 
     let stdout = match args.format {
         Format::Table => table(&rows),
@@ -131,7 +139,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     print!("{stdout}");
     eprintln!("{}", settings(&args));
     eprintln!(
-        "wrote {}/results.csv, results.json, summary.md and {} traces",
+        "wrote {}/results.csv, results.json, summary.md, index.html, plots/ and {} traces",
         args.out.display(),
         rows.len()
     );

@@ -5,6 +5,7 @@ mod compact;
 mod compare;
 mod gate;
 mod output;
+mod plot;
 mod policy_args;
 mod run;
 mod run_args;
@@ -31,6 +32,7 @@ enum Command {
     Sweep(sweep::SweepArgs),
     Merge(sweep::MergeArgs),
     Gate(gate::GateArgs),
+    Plot(plot::PlotArgs),
     Compact(compact::CompactArgs),
     Validate(validate::ValidateArgs),
 }
@@ -47,6 +49,7 @@ pub fn main() -> ExitCode {
         Command::Sweep(args) => sweep::run(args),
         Command::Merge(args) => sweep::merge(args),
         Command::Gate(args) => gate::run(args),
+        Command::Plot(args) => plot::run(args),
         Command::Compact(args) => compact::run(args),
         Command::Validate(args) => validate::run(args),
     };

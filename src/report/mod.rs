@@ -3,10 +3,12 @@
 //! Markdown format numbers for people through [`crate::human`].
 
 mod gate;
+mod html;
 mod row;
 mod table;
 
 pub use gate::{gate_junit, gate_markdown, gate_summary};
+pub use html::html;
 pub use row::{ResultRow, RunKey};
 pub use table::{markdown, table};
 

@@ -94,3 +94,8 @@ pub fn markdown(rows: &[ResultRow]) -> String {
     }
     out
 }
+
+/// Headers and cells, for the HTML report.
+pub(crate) fn cells_for_html(rows: &[ResultRow]) -> ([&'static str; 10], Vec<[String; 10]>) {
+    (HEADERS, rows.iter().map(cells).collect())
+}

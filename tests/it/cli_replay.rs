@@ -171,3 +171,55 @@ fn compare_formats() {
     assert_eq!(json["results"].as_array().map(Vec::len), Some(8));
     assert_eq!(json["summary_retention"]["not_told"]["decision"], 0.77);
 }
+
+#[test]
+fn plot_draws_from_a_reports_folder() {
+    let dir = scratch("plot");
+    let output = ctxbench()
+        .args([
+            "compare",
+            "scenarios/no-tools-chat.json",
+            "--strategies",
+            "none,drop",
+            "--out",
+        ])
+        .arg(dir.join("reports"))
+        .output()
+        .expect("runs");
+    assert!(output.status.success());
+    let output = ctxbench()
+        .arg("plot")
+        .arg(dir.join("reports"))
+        .arg("--out")
+        .arg(dir.join("charts"))
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("charts"))
+        .expect("charts/")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "bill-no-tools-chat.png",
+            "bill-no-tools-chat.svg",
+            "frontier-no-tools-chat.png",
+            "frontier-no-tools-chat.svg",
+            "well-no-tools-chat.png",
+            "well-no-tools-chat.svg"
+        ]
+    );
+    let empty = dir.join("empty.csv");
+    std::fs::write(&empty, "").expect("write");
+    let output = ctxbench()
+        .arg("plot")
+        .arg(&empty)
+        .arg("--out")
+        .arg(dir.join("none"))
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("nothing to draw"));
+}

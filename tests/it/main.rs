@@ -9,6 +9,7 @@ mod cli_replay;
 mod cli_sweep;
 mod conversations;
 mod counts;
+mod plots;
 mod properties;
 mod renders;
 mod scenario_files;

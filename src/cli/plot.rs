@@ -1,0 +1,118 @@
+//! `ctxbench plot`: PNG and SVG charts from results files, traces, or a reports folder.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use ctxbench::plot::{Chart, charts, png, svg};
+use ctxbench::report::{ResultRow, read_csv};
+use ctxbench::trace::CallRecord;
+
+use super::output::write_atomic;
+
+/// Draw charts (PNG and SVG) from results files, traces, or a reports folder.
+///
+/// From traces: the well (request size per call, with the window and the threshold,
+/// compactions and overflows marked) and the bill (cumulative tokens sent), per scenario.
+/// From results: tokens sent and facts lost against the threshold (one line per keep) where a
+/// sweep varied it, and the frontier of tokens sent against facts lost with its Pareto front.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  ctxbench compare --out reports && ctxbench plot reports --out reports/plots")]
+pub struct PlotArgs {
+    /// results.csv files, trace .jsonl files, or folders holding results.csv and traces/.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+
+    /// Where to write the charts.
+    #[arg(long, default_value = "reports/plots", value_name = "DIR")]
+    out: PathBuf,
+}
+
+/// Reads what the paths hold: result rows and traces.
+pub fn inputs(paths: &[PathBuf]) -> anyhow::Result<(Vec<ResultRow>, Vec<Vec<CallRecord>>)> {
+    let mut rows = Vec::new();
+    let mut traces = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let results = path.join("results.csv");
+            if results.exists() {
+                rows.extend(read_rows(&results)?);
+            }
+            let dir = path.join("traces");
+            if dir.is_dir() {
+                let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .with_context(|| format!("cannot read {}", dir.display()))?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+                    .collect();
+                files.sort();
+                for file in files {
+                    traces.push(read_trace(&file)?);
+                }
+            }
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            traces.push(read_trace(path)?);
+        } else {
+            rows.extend(read_rows(path)?);
+        }
+    }
+    Ok((rows, traces))
+}
+
+fn read_rows(path: &Path) -> anyhow::Result<Vec<ResultRow>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    read_csv(&text).map_err(|e| anyhow::anyhow!("{}: not a results file: {e}", path.display()))
+}
+
+fn read_trace(path: &Path) -> anyhow::Result<Vec<CallRecord>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(n, line)| {
+            serde_json::from_str(line).with_context(|| format!("{}:{}: not a trace line", path.display(), n + 1))
+        })
+        .collect()
+}
+
+/// Writes every chart as `<name>.png` and `<name>.svg`; returns them.
+pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<()> {
+    for chart in charts {
+        write_atomic(&out.join(format!("{}.svg", chart.name)), svg(chart)?.as_bytes())?;
+        write_atomic(&out.join(format!("{}.png", chart.name)), &png(chart)?)?;
+    }
+    Ok(())
+}
+
+pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
+    let (rows, traces) = inputs(&args.files)?;
+    let charts = charts(&traces, &rows);
+    if charts.is_empty() {
+        bail!("nothing to draw: give results.csv files, trace .jsonl files, or a reports folder");
+    }
+    write_charts(&charts, &args.out)?;
+    for chart in &charts {
+        println!("{}/{}.png  {}", args.out.display(), chart.name, chart.title);
+    }
+    eprintln!("wrote {} charts (PNG and SVG) to {}", charts.len(), args.out.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Draws the charts of a run into `out/plots`, and returns the Markdown that embeds them and the
+/// `(title, svg)` pairs for the HTML report.
+pub fn report_charts(
+    traces: &[Vec<CallRecord>],
+    rows: &[ResultRow],
+    out: &Path,
+) -> anyhow::Result<(String, Vec<(String, String)>)> {
+    let charts = charts(traces, rows);
+    write_charts(&charts, &out.join("plots"))?;
+    let mut markdown = String::from("\n## Charts\n\n");
+    let mut inline = Vec::new();
+    for chart in &charts {
+        markdown.push_str(&format!("![{}](plots/{}.svg)\n\n", chart.title, chart.name));
+        inline.push((chart.title.clone(), svg(chart)?));
+    }
+    Ok((markdown, inline))
+}

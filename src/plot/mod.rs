@@ -1,0 +1,42 @@
+//! Pictures of results (DESIGN §10): the well (request size per call, with the window and the
+//! threshold), the bill (cumulative tokens sent), sweep curves, and the frontier of tokens sent
+//! against facts lost. [`chart`] builds them as data; [`draw`] renders SVG and PNG.
+
+pub mod chart;
+pub mod draw;
+
+pub use chart::{Chart, bill, by_scenario, frontier, pareto, sweep_curves, well};
+pub use draw::{DrawError, png, svg};
+
+use crate::report::ResultRow;
+use crate::trace::CallRecord;
+
+/// Every chart that traces and result rows give: well and bill per scenario (traces), sweep
+/// curves per scenario and strategy with several thresholds, and a frontier per scenario.
+pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
+    let mut out = Vec::new();
+    for (scenario, traces) in by_scenario(traces) {
+        out.push(well(&scenario, &traces));
+        out.push(bill(&scenario, &traces));
+    }
+    let refs: Vec<&ResultRow> = rows.iter().collect();
+    let mut scenarios: Vec<&str> = rows.iter().map(|r| r.key.scenario.as_str()).collect();
+    scenarios.sort_unstable();
+    scenarios.dedup();
+    for scenario in scenarios {
+        let mut strategies: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.key.scenario == scenario)
+            .map(|r| r.key.strategy.as_str())
+            .collect();
+        strategies.sort_unstable();
+        strategies.dedup();
+        for strategy in strategies {
+            if let Some(pair) = sweep_curves(scenario, strategy, &refs) {
+                out.extend(pair);
+            }
+        }
+        out.extend(frontier(scenario, &refs));
+    }
+    out
+}

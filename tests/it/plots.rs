@@ -1,0 +1,127 @@
+//! Charts, checked for what they contain: series, reference lines, marks, labels, the Pareto
+//! front; and that a chart draws to the same bytes every time.
+
+use ctxbench::plot::{bill, charts, frontier, pareto, png, svg, well};
+use ctxbench::report::ResultRow;
+use ctxbench::run::{RunConfig, run_scenario};
+use ctxbench::scenario::load_scenario;
+use ctxbench::trace::CallRecord;
+use proptest::prelude::*;
+
+fn bike_shop(strategies: &[&str]) -> (Vec<Vec<CallRecord>>, Vec<ResultRow>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/bike-shop-return.json");
+    let scenario = load_scenario(&path, 0).expect("loads");
+    let mut traces = Vec::new();
+    let mut rows = Vec::new();
+    for strategy in strategies {
+        let config = RunConfig::new(strategy.parse().expect("valid"));
+        let policy = config.policy(&scenario).expect("window");
+        let result = run_scenario(&scenario, &config, &policy, &mut |_| {});
+        rows.push(ResultRow::new(&scenario, &config, &policy, &result.metrics));
+        traces.push(result.trace);
+    }
+    (traces, rows)
+}
+
+#[test]
+fn the_well_shows_each_call_the_window_and_what_happened() {
+    let (traces, rows) = bike_shop(&["none", "drop"]);
+    let refs: Vec<&Vec<CallRecord>> = traces.iter().collect();
+    let chart = well("bike-shop-return", &refs);
+    assert_eq!(
+        chart.series.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        ["none", "drop"]
+    );
+    assert_eq!(
+        chart.series[1].points.len(),
+        rows[1].metrics.model_calls,
+        "one point per call"
+    );
+    let rules: Vec<f64> = chart.rules.iter().map(|r| r.y).collect();
+    assert_eq!(rules, [6000.0, 4800.0], "the window and the threshold");
+    use ctxbench::plot::chart::MarkKind;
+    assert_eq!(
+        chart.marks.iter().filter(|m| m.kind == MarkKind::Overflow).count(),
+        1,
+        "none overflows once"
+    );
+    assert!(
+        chart.marks.iter().any(|m| m.kind == MarkKind::Compaction),
+        "drop compacts"
+    );
+
+    let bill = bill("bike-shop-return", &refs);
+    for (series, row) in bill.series.iter().zip(&rows) {
+        assert!(series.points.windows(2).all(|w| w[0].1 <= w[1].1), "cumulative");
+        assert_eq!(series.points.last().map(|p| p.1), Some(row.metrics.tokens_sent as f64));
+    }
+
+    let text = svg(&chart).expect("draws");
+    for expected in [
+        "bike-shop-return: request size per model call",
+        "model call (number)",
+        "request size (true tokens)",
+        "window (6000 tokens)",
+        "threshold (4800 tokens)",
+        "overflow: rejected by the server",
+        "compaction before the call",
+        "drop",
+    ] {
+        assert!(text.contains(expected), "the SVG shows {expected:?}");
+    }
+}
+
+#[test]
+fn pictures_are_the_same_every_time() {
+    let (traces, rows) = bike_shop(&["none", "truncate+drop", "mask+drop"]);
+    let all = charts(&traces, &rows);
+    assert_eq!(
+        all.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(),
+        [
+            "well-bike-shop-return",
+            "bill-bike-shop-return",
+            "frontier-bike-shop-return"
+        ]
+    );
+    for chart in &all {
+        let (a, b) = (png(chart).expect("draws"), png(chart).expect("draws"));
+        assert!(a.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG");
+        assert_eq!(a, b, "{}: byte-identical", chart.name);
+        assert_eq!(svg(chart).expect("draws"), svg(chart).expect("draws"));
+    }
+}
+
+#[test]
+fn the_frontier_draws_and_labels_the_pareto_front() {
+    let (_, rows) = bike_shop(&["none", "drop", "truncate", "summarize", "mask+drop"]);
+    let refs: Vec<&ResultRow> = rows.iter().collect();
+    let chart = frontier("bike-shop-return", &refs).expect("some runs completed");
+    let completed = rows.iter().filter(|r| r.metrics.completed).count();
+    assert_eq!(chart.series[0].points.len(), completed, "stopped runs are left out");
+    let front = &chart.series[1].points;
+    assert_eq!(front.len(), chart.labels.len(), "every front point is labelled");
+    assert!(
+        chart.labels.iter().all(|l| l.text.contains("threshold 0.8 · keep 2")),
+        "{:?}",
+        chart.labels
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// The front is exactly the non-dominated points: none on it is beaten, every one off it is.
+    #[test]
+    fn pareto_is_exactly_the_non_dominated(points in prop::collection::vec((0u32..50, 0u32..6), 0..40)) {
+        let points: Vec<(f64, f64)> = points.into_iter().map(|(x, y)| (f64::from(x), f64::from(y))).collect();
+        let front = pareto(&points);
+        let beats = |q: (f64, f64), p: (f64, f64)| q.0 <= p.0 && q.1 <= p.1 && q != p;
+        for &i in &front {
+            prop_assert!(!points.iter().any(|&q| beats(q, points[i])));
+        }
+        for (i, &p) in points.iter().enumerate() {
+            let on_front = front.iter().any(|&f| points[f] == p);
+            prop_assert_eq!(on_front, !points.iter().any(|&q| beats(q, p)), "point {}", i);
+        }
+    }
+}
