@@ -97,7 +97,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N")]
     jobs: Option<usize>,
 
-    /// Where to write results.csv, results.json and summary.md.
+    /// Where to write results.csv, results.json, summary.md, index.html and plots/.
     #[arg(long, default_value = "reports", value_name = "DIR")]
     out: PathBuf,
 }
@@ -229,10 +229,18 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         serde_json::to_string_pretty(&json(&rows))?.as_bytes(),
     )?;
     let best = best_rows(&rows, objective);
+    let (chart_markdown, inline) = super::plot::report_charts(&[], &rows, &args.out)?;
     write_atomic(
         &args.out.join("summary.md"),
-        summary(&best, &rows, objective).as_bytes(),
+        (summary(&best, &rows, objective) + &chart_markdown).as_bytes(),
     )?;
+    let settings = format!(
+        "{} configurations; best per scenario: {}",
+        rows.len(),
+        objective.describe()
+    );
+    let page = ctxbench::report::html("ctxbench sweep", &settings, &best, &inline);
+    write_atomic(&args.out.join("index.html"), page.as_bytes())?;
 
     println!("best per scenario ({}):", objective.describe());
     let mut names: Vec<&str> = rows.iter().map(|r| r.key.scenario.as_str()).collect();
