@@ -86,8 +86,8 @@ fn shards_merge_into_the_whole() {
     sweep(&grid, &dir.join("whole"));
     let mut merge = ctxbench();
     merge.arg("merge");
-    for i in 1..=3 {
-        let shard = format!("{i}/3");
+    for i in 1..=4 {
+        let shard = format!("{i}/4");
         sweep(&[&grid[..], &["--shard", &shard]].concat(), &dir.join(format!("s{i}")));
         merge.arg(dir.join(format!("s{i}/results.csv")));
     }
