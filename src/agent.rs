@@ -86,6 +86,7 @@ pub struct Agent<M, T> {
     usage: Option<Arc<UsageEstimator>>,
     trace: Vec<CallRecord>,
     tokens_sent: u64,
+    prefix: crate::provider::PrefixCache,
 }
 
 impl<M: Model, T: Tools> Agent<M, T> {
@@ -114,6 +115,7 @@ impl<M: Model, T: Tools> Agent<M, T> {
             usage,
             trace: Vec::new(),
             tokens_sent: 0,
+            prefix: Default::default(),
         }
     }
 
@@ -229,7 +231,11 @@ impl<M: Model, T: Tools> Agent<M, T> {
         if matches!(result, Err(ModelError::ScriptEnded)) {
             return result;
         }
-        let prefix = self.true_counter.count(c.system.as_ref(), &[], &c.tools);
+        let prefix = self.true_counter.tokens(self.prefix.units(
+            self.true_counter.as_ref(),
+            c.system.as_ref(),
+            &c.tools,
+        ));
         let mut record = CallRecord {
             schema_version: SCHEMA_VERSION,
             scenario: String::new(),

@@ -9,6 +9,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
@@ -104,11 +105,24 @@ pub struct ToolCall<'a> {
     pub arguments: &'a str,
 }
 
+/// How many counters can cache a cost in a message (see [`Message::cost`]).
+pub(crate) const COST_SLOTS: usize = 6;
+
 /// A chat message: its role, and the JSON object it is, kept verbatim.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// It also remembers what each counter found it costs, so that a history is counted once per
+/// run, not once per call; changing the content forgets those costs.
+#[derive(Clone, Debug)]
 pub struct Message {
     role: Role,
     body: Map<String, Value>,
+    costs: [OnceLock<u64>; COST_SLOTS],
+}
+
+impl PartialEq for Message {
+    fn eq(&self, other: &Message) -> bool {
+        self.role == other.role && self.body == other.body
+    }
 }
 
 impl Message {
@@ -149,7 +163,11 @@ impl Message {
                 return Err(invalid("name", format!("expected a string, found {}", kind(name))));
             }
         }
-        Ok(Message { role, body })
+        Ok(Message {
+            role,
+            body,
+            costs: Default::default(),
+        })
     }
 
     /// A message with a role and a string content.
@@ -157,7 +175,11 @@ impl Message {
         let mut body = Map::new();
         body.insert("role".into(), Value::String(role.as_str().into()));
         body.insert("content".into(), Value::String(content.into()));
-        Message { role, body }
+        Message {
+            role,
+            body,
+            costs: Default::default(),
+        }
     }
 
     /// A tool result answering `tool_call_id`.
@@ -166,7 +188,11 @@ impl Message {
         body.insert("role".into(), Value::String("tool".into()));
         body.insert("tool_call_id".into(), Value::String(tool_call_id.into()));
         body.insert("content".into(), Value::String(content.into()));
-        Message { role: Role::Tool, body }
+        Message {
+            role: Role::Tool,
+            body,
+            costs: Default::default(),
+        }
     }
 
     /// An assistant message with `content: null` and the given calls (`id`, `name`, `arguments`).
@@ -188,6 +214,7 @@ impl Message {
         Message {
             role: Role::Assistant,
             body,
+            costs: Default::default(),
         }
     }
 
@@ -230,17 +257,25 @@ impl Message {
 
     /// Replaces the content by a string, keeping the field's place among the others.
     pub fn set_content(&mut self, content: String) {
+        self.costs = Default::default();
         self.body.insert("content".into(), Value::String(content));
+    }
+
+    /// The cost a counter found for this message (in its `slot`), computing it the first time.
+    pub(crate) fn cost(&self, slot: usize, compute: impl FnOnce() -> u64) -> u64 {
+        *self.costs[slot].get_or_init(compute)
     }
 
     /// Sets the content, returning the field as it was (`None` when absent), for
     /// [`Message::restore_content`].
     pub fn replace_content(&mut self, content: Value) -> Option<Value> {
+        self.costs = Default::default();
         self.body.insert("content".into(), content)
     }
 
     /// Puts back what [`Message::replace_content`] returned, absent included.
     pub fn restore_content(&mut self, old: Option<Value>) {
+        self.costs = Default::default();
         match old {
             Some(value) => {
                 self.body.insert("content".into(), value);

@@ -50,6 +50,31 @@ pub struct Provider<M> {
     counter: Arc<dyn TokenCounter>,
     window: u64,
     overflow: Overflow,
+    prefix: PrefixCache,
+}
+
+/// The cost of the last system prompt and tool schemas seen, while they stay the same (they
+/// do, call after call, in an agent loop).
+#[derive(Default)]
+pub(crate) struct PrefixCache(Option<(Option<Message>, Vec<serde_json::Value>, u64)>);
+
+impl PrefixCache {
+    /// `counter.prefix_units(system, tools)`, counted again only when either changed.
+    pub(crate) fn units(
+        &mut self,
+        counter: &dyn TokenCounter,
+        system: Option<&Message>,
+        tools: &[serde_json::Value],
+    ) -> u64 {
+        if let Some((s, t, units)) = &self.0 {
+            if s.as_ref() == system && t.as_slice() == tools {
+                return *units;
+            }
+        }
+        let units = counter.prefix_units(system, tools);
+        self.0 = Some((system.cloned(), tools.to_vec(), units));
+        units
+    }
 }
 
 impl<M: Model> Provider<M> {
@@ -60,6 +85,7 @@ impl<M: Model> Provider<M> {
             counter,
             window,
             overflow,
+            prefix: PrefixCache::default(),
         }
     }
 
@@ -98,7 +124,12 @@ fn cut_to_fit(counter: &dyn TokenCounter, req: &ModelRequest<'_>, window: u64) -
 impl<M: Model> Model for Provider<M> {
     fn complete(&mut self, req: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         check_pairing(req.messages).map_err(ModelError::Pairing)?;
-        let needed = self.counter.count(req.system, req.messages, req.tools);
+        let prefix = self.prefix.units(self.counter.as_ref(), req.system, req.tools);
+        let count = |messages: &[Message]| {
+            self.counter
+                .tokens(prefix + messages.iter().map(|m| self.counter.message_units(m)).sum::<u64>())
+        };
+        let needed = count(req.messages);
         let (req, truncated) = if needed <= self.window {
             (req, false)
         } else {
@@ -121,7 +152,7 @@ impl<M: Model> Model for Provider<M> {
                 }
             }
         };
-        let prompt_tokens = self.counter.count(req.system, req.messages, req.tools);
+        let prompt_tokens = if truncated { count(req.messages) } else { needed };
         if prompt_tokens > self.window {
             // Even the newest message alone does not fit.
             return Err(ModelError::ContextWindowExceeded {

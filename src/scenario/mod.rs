@@ -14,6 +14,12 @@ use crate::message::Message;
 pub use crate::fact::FactKind;
 pub use load::{load_scenario, parse_scenario};
 
+/// `tokens` o200k tokens of generated text shaped like `style` (what scenario padding is made
+/// of), for benchmarks and tests that need realistic text.
+pub fn sample_text(style: PadStyle, tokens: u64, seed: u64) -> String {
+    padding::padding(style, tokens, seed)
+}
+
 /// Shapes of generated padding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -28,6 +28,8 @@ const PER_CALL: u64 = 3;
 /// An exact counter for one encoding.
 pub struct Bpe {
     name: &'static str,
+    /// Where messages keep this encoding's cost (see `Message::cost`).
+    slot: usize,
     tokenizer: &'static Tokenizer,
     tools: ToolConstants,
     cache: Mutex<HashMap<Box<str>, u32>>,
@@ -38,7 +40,7 @@ impl Bpe {
     pub fn o200k() -> Arc<Bpe> {
         static SHARED: OnceLock<Arc<Bpe>> = OnceLock::new();
         SHARED
-            .get_or_init(|| Arc::new(Bpe::new("o200k", bpe_openai::o200k_base(), ToolConstants::GPT_4O)))
+            .get_or_init(|| Arc::new(Bpe::new("o200k", 2, bpe_openai::o200k_base(), ToolConstants::GPT_4O)))
             .clone()
     }
 
@@ -46,13 +48,14 @@ impl Bpe {
     pub fn cl100k() -> Arc<Bpe> {
         static SHARED: OnceLock<Arc<Bpe>> = OnceLock::new();
         SHARED
-            .get_or_init(|| Arc::new(Bpe::new("cl100k", bpe_openai::cl100k_base(), ToolConstants::GPT_4)))
+            .get_or_init(|| Arc::new(Bpe::new("cl100k", 3, bpe_openai::cl100k_base(), ToolConstants::GPT_4)))
             .clone()
     }
 
-    fn new(name: &'static str, tokenizer: &'static Tokenizer, tools: ToolConstants) -> Bpe {
+    fn new(name: &'static str, slot: usize, tokenizer: &'static Tokenizer, tools: ToolConstants) -> Bpe {
         Bpe {
             name,
+            slot,
             tokenizer,
             tools,
             cache: Mutex::new(HashMap::new()),
@@ -74,9 +77,42 @@ impl Bpe {
         n as u64
     }
 
+    /// Forgets every cached count, so that the next counts tokenize again (for benchmarks that
+    /// measure a cold run).
+    pub fn clear_cache(&self) {
+        self.lock().clear();
+    }
+
+    /// Every distinct text counted since the cache was last cleared, sorted: the least a run
+    /// had to tokenize (for benchmarks that compare a run with that floor).
+    pub fn cached_texts(&self) -> Vec<String> {
+        let mut texts: Vec<String> = self.lock().keys().map(|k| k.to_string()).collect();
+        texts.sort();
+        texts
+    }
+
+    /// Tokens of a text with no cache at all (what the floor costs).
+    pub fn count_uncached(&self, text: &str) -> usize {
+        self.tokenizer.count(text)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Box<str>, u32>> {
         // A panic while holding the lock cannot leave a wrong count behind: entries are whole.
         self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Bpe {
+    /// 3 + role + content (+ 1 + name) + Σ (call name + arguments + 3).
+    fn count_message(&self, message: &Message) -> u64 {
+        let mut n = PER_MESSAGE + self.text(message.role().as_str()) + self.text(&message.text());
+        if let Some(name) = message.name() {
+            n += PER_NAME + self.text(name);
+        }
+        for call in message.calls() {
+            n += self.text(call.name) + self.text(call.arguments) + PER_CALL;
+        }
+        n
     }
 }
 
@@ -91,14 +127,7 @@ impl TokenCounter for Bpe {
     }
 
     fn message_units(&self, message: &Message) -> u64 {
-        let mut n = PER_MESSAGE + self.text(message.role().as_str()) + self.text(&message.text());
-        if let Some(name) = message.name() {
-            n += PER_NAME + self.text(name);
-        }
-        for call in message.calls() {
-            n += self.text(call.name) + self.text(call.arguments) + PER_CALL;
-        }
-        n
+        message.cost(self.slot, || self.count_message(message))
     }
 
     fn text_tokens(&self, text: &str) -> u64 {

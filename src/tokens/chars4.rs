@@ -49,14 +49,19 @@ impl TokenCounter for Chars4 {
     }
 
     fn prefix_units(&self, system: Option<&Message>, _tools: &[Value]) -> u64 {
-        system.map_or(0, |m| self.text_len(&m.text()))
+        // The system prompt counts as plain text, not as a message: its own cost slots.
+        let slot = match self.flavor {
+            Chars4Flavor::Js => 4,
+            Chars4Flavor::Py => 5,
+        };
+        system.map_or(0, |m| m.cost(slot, || self.text_len(&m.text())))
     }
 
     fn message_units(&self, message: &Message) -> u64 {
         let object = message.as_map();
         match self.flavor {
-            Chars4Flavor::Js => js_object_len(object),
-            Chars4Flavor::Py => py_object_len(object),
+            Chars4Flavor::Js => message.cost(0, || js_object_len(object)),
+            Chars4Flavor::Py => message.cost(1, || py_object_len(object)),
         }
     }
 

@@ -1,0 +1,87 @@
+//! Replaying scenarios, against the floor: the time `bpe-openai` takes to count, once, every
+//! distinct text a replay has to count. A replay that tokenized any text twice, or recounted a
+//! history per call, would be far above it. Each replay starts with an empty token cache.
+//!
+//! Run: `cargo bench --bench replay`. Also a sweep slice (50 configurations, one thread).
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use ctxbench::run::{RunConfig, run_scenario};
+use ctxbench::scenario::{Scenario, load_scenario};
+use ctxbench::sweep::Grid;
+use ctxbench::tokens::Bpe;
+
+fn scenarios() -> Vec<Scenario> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("scenarios/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("schema.json"))
+        .collect();
+    files.sort();
+    files
+        .iter()
+        .map(|f| load_scenario(f, 0).expect("valid scenario"))
+        .collect()
+}
+
+fn replay(scenario: &Scenario, config: &RunConfig) {
+    let policy = config.policy(scenario).expect("window");
+    black_box(run_scenario(scenario, config, &policy, &mut |_| {}));
+}
+
+fn floor_and_replay(c: &mut Criterion) {
+    let bpe = Bpe::o200k();
+    let config = RunConfig::new("truncate+drop".parse().expect("valid"));
+    let mut group = c.benchmark_group("replay");
+    group.sample_size(20);
+    for scenario in scenarios() {
+        bpe.clear_cache();
+        replay(&scenario, &config);
+        let texts = bpe.cached_texts();
+        group.bench_with_input(BenchmarkId::new("floor", &scenario.name), &texts, |b, texts| {
+            b.iter(|| texts.iter().map(|t| bpe.count_uncached(t)).sum::<usize>())
+        });
+        group.bench_with_input(
+            BenchmarkId::new("truncate+drop", &scenario.name),
+            &scenario,
+            |b, scenario| {
+                b.iter(|| {
+                    bpe.clear_cache();
+                    replay(scenario, &config)
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+fn sweep_slice(c: &mut Criterion) {
+    let scenarios = scenarios();
+    let grid = Grid {
+        strategies: vec![
+            "truncate+drop".parse().expect("valid"),
+            "mask+drop".parse().expect("valid"),
+        ],
+        windows: vec![None],
+        thresholds: vec![0.6, 0.7, 0.8, 0.9, 0.95],
+        keeps: vec![1, 2, 3, 4, 5],
+        reserves: vec![0],
+        estimators: vec![ctxbench::run::Estimator::Counter(ctxbench::tokens::CounterKind::Chars4)],
+        params: vec![],
+        base: RunConfig::new("none".parse().expect("valid")),
+    };
+    let configs = grid.configs().expect("valid grid");
+    let scenario = scenarios
+        .iter()
+        .find(|s| s.name == "long-support-chat")
+        .expect("bundled");
+    c.bench_function("sweep slice: long-support-chat × 50 configurations", |b| {
+        b.iter(|| configs.iter().for_each(|config| replay(scenario, config)))
+    });
+}
+
+criterion_group!(benches, floor_and_replay, sweep_slice);
+criterion_main!(benches);
