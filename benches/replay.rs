@@ -9,19 +9,14 @@ use std::path::Path;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ctxbench::run::{RunConfig, run_scenario};
-use ctxbench::scenario::{Scenario, load_scenario};
+use ctxbench::scenario::{Scenario, files_in, load_scenario};
 use ctxbench::sweep::Grid;
 use ctxbench::tokens::Bpe;
 
 fn scenarios() -> Vec<Scenario> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
+    files_in(&dir)
         .expect("scenarios/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("schema.json"))
-        .collect();
-    files.sort();
-    files
         .iter()
         .map(|f| load_scenario(f, 0).expect("valid scenario"))
         .collect()

@@ -10,7 +10,7 @@ use ctxbench::compact::{STANDARD_STRATEGIES, parse_strategy_list};
 use ctxbench::report::{CsvRows, ResultRow, csv, json, markdown, table};
 use ctxbench::run::run_scenario;
 
-use super::output::{trace_lines, write_atomic};
+use super::output::{Reports, trace_lines, write_atomic, write_reports};
 use super::run_args::RunArgs;
 use super::scenarios::{load_all, scenario_files};
 
@@ -116,19 +116,15 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     drop(stream);
 
-    write_atomic(&args.out.join("results.csv"), &csv(&rows)?)?;
-    std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
-    write_atomic(
-        &args.out.join("results.json"),
-        serde_json::to_string_pretty(&json(&rows))?.as_bytes(),
-    )?;
-    let (chart_markdown, inline) = super::plot::report_charts(&traces, &rows, &args.out)?;
-    write_atomic(
-        &args.out.join("summary.md"),
-        (summary(&rows, &args) + &chart_markdown).as_bytes(),
-    )?;
-    let page = ctxbench::report::html("ctxbench compare", &settings(&args), &rows, &inline);
-    write_atomic(&args.out.join("index.html"), page.as_bytes())?;
+    write_reports(Reports {
+        out: &args.out,
+        rows: &rows,
+        traces: &traces,
+        summary: summary(&rows, &args),
+        title: "ctxbench compare",
+        settings: &settings(&args),
+        table: &rows,
+    })?;
 
     let stdout = match args.format {
         Format::Table => table(&rows),

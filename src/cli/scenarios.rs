@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
-use ctxbench::scenario::{Scenario, load_scenario};
+use anyhow::bail;
+use ctxbench::scenario::{Scenario, files_in, load_scenario};
 
 /// The files named, or every `*.json` under `scenarios/` sorted by name; a folder stands for
 /// the `*.json` files in it.
@@ -16,12 +16,7 @@ pub fn scenario_files(named: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for path in named {
         if path.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(&path)
-                .with_context(|| format!("cannot read {}", path.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("schema.json"))
-                .collect();
-            found.sort();
+            let found = files_in(&path)?;
             if found.is_empty() {
                 bail!("{}: no scenario files (*.json) in this folder", path.display());
             }

@@ -10,13 +10,13 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench::compact::{STANDARD_STRATEGIES, parse_strategy_list};
 use ctxbench::human::thousands;
-use ctxbench::report::{CsvRows, ResultRow, csv, json, markdown, read_csv};
+use ctxbench::report::{CsvRows, ResultRow, csv, markdown, read_csv};
 use ctxbench::run::{Estimator, run_scenario};
 use ctxbench::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use super::output::write_atomic;
+use super::output::{Reports, write_atomic, write_reports};
 use super::policy_args::LimitArgs;
 use super::run_args::{OnOverflowArg, OverflowArg, RunArgs};
 use super::scenarios::{load_all, scenario_files};
@@ -222,25 +222,21 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     rows.sort_by(row_order);
     drop(stream);
 
-    write_atomic(&args.out.join("results.csv"), &csv(&rows)?)?;
-    std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
-    write_atomic(
-        &args.out.join("results.json"),
-        serde_json::to_string_pretty(&json(&rows))?.as_bytes(),
-    )?;
     let best = best_rows(&rows, objective);
-    let (chart_markdown, inline) = super::plot::report_charts(&[], &rows, &args.out)?;
-    write_atomic(
-        &args.out.join("summary.md"),
-        (summary(&best, &rows, objective) + &chart_markdown).as_bytes(),
-    )?;
     let settings = format!(
         "{} configurations; best per scenario: {}",
         rows.len(),
         objective.describe()
     );
-    let page = ctxbench::report::html("ctxbench sweep", &settings, &best, &inline);
-    write_atomic(&args.out.join("index.html"), page.as_bytes())?;
+    write_reports(Reports {
+        out: &args.out,
+        rows: &rows,
+        traces: &[],
+        summary: summary(&best, &rows, objective),
+        title: "ctxbench sweep",
+        settings: &settings,
+        table: &best,
+    })?;
 
     println!("best per scenario ({}):", objective.describe());
     let mut names: Vec<&str> = rows.iter().map(|r| r.key.scenario.as_str()).collect();

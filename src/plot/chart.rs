@@ -132,39 +132,59 @@ pub fn by_scenario(traces: &[Vec<CallRecord>]) -> BTreeMap<String, Vec<&Vec<Call
     out
 }
 
-/// The well: the size of every request, per call, one line per strategy, with the window and
-/// the threshold, compactions and overflows marked.
-pub fn well(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
+/// A chart with one line per trace: `value` of each call, by call number.
+fn per_call(
+    name: &str,
+    scenario: &str,
+    title: &str,
+    y_label: &str,
+    traces: &[&Vec<CallRecord>],
+    value: fn(&CallRecord) -> u64,
+) -> Chart {
     let mut chart = Chart::new(
-        format!("well-{}", safe(scenario)),
-        format!("{scenario}: request size per model call"),
+        format!("{name}-{}", safe(scenario)),
+        format!("{scenario}: {title}"),
         "model call (number)",
-        "request size (true tokens)",
+        y_label,
     );
     for trace in traces {
-        let points = trace.iter().map(|r| (r.call as f64, r.true_tokens as f64)).collect();
+        let points = trace.iter().map(|r| (r.call as f64, value(r) as f64)).collect();
         chart.series.push(Series {
             name: trace[0].strategy.clone(),
             points,
             style: Style::Line,
         });
-        for r in trace.iter() {
-            let at = (r.call as f64, r.true_tokens as f64);
-            if r.outcome == Outcome::Overflow {
-                chart.marks.push(Mark {
-                    at,
-                    kind: MarkKind::Overflow,
-                });
-            } else if r
-                .compaction
-                .as_ref()
-                .is_some_and(|c| c.truncated + c.masked + c.dropped > 0)
-            {
-                chart.marks.push(Mark {
-                    at,
-                    kind: MarkKind::Compaction,
-                });
-            }
+    }
+    chart
+}
+
+/// The well: the size of every request, per call, one line per strategy, with the window and
+/// the threshold, compactions and overflows marked.
+pub fn well(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
+    let mut chart = per_call(
+        "well",
+        scenario,
+        "request size per model call",
+        "request size (true tokens)",
+        traces,
+        |r| r.true_tokens,
+    );
+    for r in traces.iter().flat_map(|t| t.iter()) {
+        let at = (r.call as f64, r.true_tokens as f64);
+        if r.outcome == Outcome::Overflow {
+            chart.marks.push(Mark {
+                at,
+                kind: MarkKind::Overflow,
+            });
+        } else if r
+            .compaction
+            .as_ref()
+            .is_some_and(|c| c.truncated + c.masked + c.dropped > 0)
+        {
+            chart.marks.push(Mark {
+                at,
+                kind: MarkKind::Compaction,
+            });
         }
     }
     if let Some(first) = traces.first().and_then(|t| t.first()) {
@@ -182,21 +202,14 @@ pub fn well(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
 
 /// The bill: cumulative tokens sent, per call, one line per strategy.
 pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
-    let mut chart = Chart::new(
-        format!("bill-{}", safe(scenario)),
-        format!("{scenario}: cumulative tokens sent"),
-        "model call (number)",
+    per_call(
+        "bill",
+        scenario,
+        "cumulative tokens sent",
         "tokens sent so far (true tokens)",
-    );
-    for trace in traces {
-        let points = trace.iter().map(|r| (r.call as f64, r.tokens_sent as f64)).collect();
-        chart.series.push(Series {
-            name: trace[0].strategy.clone(),
-            points,
-            style: Style::Line,
-        });
-    }
-    chart
+        traces,
+        |r| r.tokens_sent,
+    )
 }
 
 /// Sweep curves for one scenario and strategy: tokens sent and facts lost against the

@@ -14,6 +14,23 @@ use crate::message::Message;
 pub use crate::fact::FactKind;
 pub use load::{load_scenario, parse_scenario};
 
+/// The scenario files of a folder: every `*.json` but `schema.json`, sorted by name.
+pub fn files_in(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, crate::Error> {
+    let io = |source| crate::Error::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.extension().is_some_and(|e| e == "json") && !path.ends_with("schema.json") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
 /// `tokens` o200k tokens of generated text shaped like `style` (what scenario padding is made
 /// of), for benchmarks and tests that need realistic text.
 pub fn sample_text(style: PadStyle, tokens: u64, seed: u64) -> String {

@@ -6,7 +6,7 @@ use std::path::Path;
 use ctxbench::compact::STANDARD_STRATEGIES;
 use ctxbench::metrics::RunMetrics;
 use ctxbench::run::{Estimator, RunConfig, RunResult, run_scenario};
-use ctxbench::scenario::{Scenario, load_scenario};
+use ctxbench::scenario::{Scenario, files_in, load_scenario};
 use ctxbench::tokens::CounterKind;
 use ctxbench::trace::CallRecord;
 
@@ -48,13 +48,7 @@ fn fails(m: &RunMetrics) -> bool {
 
 #[test]
 fn every_scenario_with_every_standard_strategy_keeps_pairing() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("scenarios/")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("schema.json"))
-        .collect();
-    files.sort();
+    let files = files_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")).expect("scenarios/");
     assert!(files.len() >= 10, "at least ten bundled scenarios");
     for file in files {
         let s = load_scenario(&file, 0).unwrap_or_else(|e| panic!("{e}"));
