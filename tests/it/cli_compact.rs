@@ -1,13 +1,10 @@
 //! `ctxbench compact` as a user runs it: output shape, reports, and errors with exit code 2.
 
-use assert_cmd::Command;
+use crate::cmd::ctxbench;
+
 use serde_json::Value;
 
 use crate::shared::shared;
-
-fn ctxbench() -> Command {
-    Command::cargo_bin("ctxbench").expect("the binary builds")
-}
 
 fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))

@@ -1,25 +1,11 @@
 //! `ctxbench gate` as CI runs it: exit codes, the rows it names, and an update that can be
 //! killed at any moment without leaving a half-written baseline.
 
+use crate::cmd::{ctxbench, scratch};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 use std::time::Duration;
-
-use assert_cmd::Command;
-
-fn ctxbench() -> Command {
-    let mut cmd = Command::cargo_bin("ctxbench").expect("the binary builds");
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env_remove("GITHUB_STEP_SUMMARY");
-    cmd
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ctxbench-gate-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
 
 /// Results of two scenarios and three strategies, with extra flags.
 fn results(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {

@@ -1,26 +1,6 @@
 //! `compare`, `run` and `validate` as a user runs them.
 
-use std::path::{Path, PathBuf};
-
-use assert_cmd::Command;
-
-fn ctxbench() -> Command {
-    let mut cmd = Command::cargo_bin("ctxbench").expect("the binary builds");
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    cmd
-}
-
-/// A fresh folder under the system's temp dir for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ctxbench-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-fn read(path: &Path) -> Vec<u8> {
-    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use crate::cmd::{ctxbench, read, scratch};
 
 #[test]
 fn compare_is_deterministic_and_writes_reports() {
@@ -33,8 +13,8 @@ fn compare_is_deterministic_and_writes_reports() {
     }
     for file in ["results.csv", "results.json", "summary.md"] {
         assert_eq!(
-            read(&a.join(file)),
-            read(&b.join(file)),
+            read(a.join(file)),
+            read(b.join(file)),
             "{file} differs between two runs"
         );
     }
@@ -42,7 +22,7 @@ fn compare_is_deterministic_and_writes_reports() {
         !a.join("results.csv.partial").exists(),
         "the partial file is renamed away"
     );
-    let csv = String::from_utf8(read(&a.join("results.csv"))).expect("UTF-8");
+    let csv = String::from_utf8(read(a.join("results.csv"))).expect("UTF-8");
     assert_eq!(
         csv.lines().count(),
         1 + 10 * 10,
@@ -51,7 +31,7 @@ fn compare_is_deterministic_and_writes_reports() {
     assert!(csv.starts_with("scenario,strategy,window,threshold,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,seed,"));
     let traces = std::fs::read_dir(a.join("traces")).expect("traces/").count();
     assert_eq!(traces, 100);
-    let trace = read(&a.join("traces/bike-shop-return--drop.jsonl"));
+    let trace = read(a.join("traces/bike-shop-return--drop.jsonl"));
     let first: serde_json::Value =
         serde_json::from_slice(trace.split(|b| *b == b'\n').next().expect("a line")).expect("JSON");
     assert_eq!(first["schema_version"], 1);
@@ -164,7 +144,7 @@ fn compare_formats() {
     let csv = out("csv");
     assert_eq!(
         csv.as_bytes(),
-        read(&dir.join("csv/results.csv")),
+        read(dir.join("csv/results.csv")),
         "--format csv prints results.csv"
     );
     let json: serde_json::Value = serde_json::from_str(&out("json")).expect("JSON");

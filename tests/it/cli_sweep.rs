@@ -1,22 +1,7 @@
 //! `ctxbench sweep` and `merge`: the same file whatever the threads, and whether a grid ran whole
 //! or in shards.
 
-use std::path::PathBuf;
-
-use assert_cmd::Command;
-
-fn ctxbench() -> Command {
-    let mut cmd = Command::cargo_bin("ctxbench").expect("the binary builds");
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
-    cmd
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ctxbench-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
+use crate::cmd::{ctxbench, read, scratch};
 
 fn sweep(args: &[&str], out: &std::path::Path) -> (String, String) {
     let output = ctxbench()
@@ -31,10 +16,6 @@ fn sweep(args: &[&str], out: &std::path::Path) -> (String, String) {
         String::from_utf8(output.stdout).expect("UTF-8"),
         String::from_utf8(output.stderr).expect("UTF-8"),
     )
-}
-
-fn read(path: PathBuf) -> Vec<u8> {
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! The one integration test binary (ripgrep's habit): every module is a topic.
 
+mod cmd;
 mod generate;
 mod shared;
 
