@@ -203,3 +203,10 @@ fn plot_draws_from_a_reports_folder() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("nothing to draw"));
 }
+
+#[test]
+fn top_level_help_is_stable() {
+    let output = ctxbench().arg("--help").output().expect("runs");
+    assert!(output.status.success());
+    insta::assert_snapshot!(String::from_utf8(output.stdout).expect("UTF-8"));
+}
