@@ -13,22 +13,24 @@ pub const TRUNCATED: &str = "[Truncated";
 pub fn truncation_note(content: &str, preview: usize, flavor: Flavor) -> String {
     let (length, cut, ellipsis) = match flavor {
         Flavor::Ts => {
+            // The cut: within the first `preview` units, never inside a surrogate pair.
             let mut units = 0;
-            let mut cut = None;
+            let mut cut = content.len();
             for (byte, c) in content.char_indices() {
-                if cut.is_none() && units + c.len_utf16() > preview {
-                    cut = Some(byte);
+                if units + c.len_utf16() > preview {
+                    cut = byte;
+                    break;
                 }
                 units += c.len_utf16();
             }
-            (units, cut.unwrap_or(content.len()), "…")
+            (crate::tokens::json_len::utf16_len(content), cut, "…")
         }
         Flavor::Py => {
             let cut = content
                 .char_indices()
                 .nth(preview)
                 .map_or(content.len(), |(byte, _)| byte);
-            (content.chars().count(), cut, "...")
+            (content.chars().count() as u64, cut, "...")
         }
     };
     format!(

@@ -28,9 +28,16 @@ pub fn py_object_len(map: &Map<String, Value>) -> u64 {
     object_len(map, &PY)
 }
 
-/// Length of `s` in UTF-16 code units (JavaScript's `.length`).
+/// Length of `s` in UTF-16 code units (JavaScript's `.length`), from its bytes: a lead byte of a
+/// four-byte sequence is two units, continuation bytes none, any other byte one.
 pub fn utf16_len(s: &str) -> u64 {
-    s.chars().map(|c| c.len_utf16() as u64).sum()
+    s.bytes()
+        .map(|b| match b {
+            0x80..=0xbf => 0,
+            0xf0..=0xff => 2,
+            _ => 1,
+        })
+        .sum()
 }
 
 /// Length of `s` in code points (Python's `len`).
