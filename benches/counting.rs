@@ -13,13 +13,7 @@ use ctxbench::{Message, Role};
 
 fn counting(c: &mut Criterion) {
     let mut group = c.benchmark_group("count");
-    for style in [
-        PadStyle::Prose,
-        PadStyle::Json,
-        PadStyle::Code,
-        PadStyle::Log,
-        PadStyle::Cjk,
-    ] {
+    for style in PadStyle::ALL {
         let text = sample_text(style, 8_000, 1);
         let message = Message::new(Role::Tool, text.clone());
         group.throughput(Throughput::Bytes(text.len() as u64));

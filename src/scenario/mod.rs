@@ -53,6 +53,17 @@ pub enum PadStyle {
     Cjk,
 }
 
+impl PadStyle {
+    /// Every style.
+    pub const ALL: [PadStyle; 5] = [
+        PadStyle::Prose,
+        PadStyle::Json,
+        PadStyle::Code,
+        PadStyle::Log,
+        PadStyle::Cjk,
+    ];
+}
+
 /// A value a later step needs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Fact {

@@ -248,13 +248,7 @@ mod tests {
 
     #[test]
     fn padding_is_exact_and_deterministic() {
-        for style in [
-            PadStyle::Prose,
-            PadStyle::Json,
-            PadStyle::Code,
-            PadStyle::Log,
-            PadStyle::Cjk,
-        ] {
+        for style in PadStyle::ALL {
             for tokens in [1, 7, 100, 1000] {
                 let text = padding(style, tokens, 42);
                 assert_eq!(
