@@ -233,15 +233,27 @@ fn label(row: &ResultRow) -> String {
 pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfig) -> GateReport {
     let mut pairs: Vec<(&ResultRow, &ResultRow)> = Vec::new();
     let mut left_b: Vec<&ResultRow> = Vec::new();
-    let mut current_left: Vec<Option<&ResultRow>> = current.iter().map(Some).collect();
+    // Current rows by key, each taken at most once, in their order.
+    let mut by_key: BTreeMap<String, std::collections::VecDeque<usize>> = BTreeMap::new();
+    for (i, c) in current.iter().enumerate() {
+        by_key.entry(key_of(c).0).or_default().push_back(i);
+    }
+    let mut taken = vec![false; current.len()];
     for b in baseline {
-        let (key, _) = key_of(b);
-        match current_left.iter_mut().find(|c| c.is_some_and(|c| key_of(c).0 == key)) {
-            Some(slot) => pairs.push((b, slot.take().expect("found above"))),
+        match by_key.get_mut(&key_of(b).0).and_then(|q| q.pop_front()) {
+            Some(i) => {
+                taken[i] = true;
+                pairs.push((b, &current[i]));
+            }
             None => left_b.push(b),
         }
     }
-    let mut left_c: Vec<&ResultRow> = current_left.into_iter().flatten().collect();
+    let mut left_c: Vec<&ResultRow> = current
+        .iter()
+        .zip(&taken)
+        .filter(|(_, t)| !**t)
+        .map(|(c, _)| c)
+        .collect();
     // Loose pairing on (scenario, strategy), where it is unique on both sides.
     let loose = |r: &ResultRow| (r.key.scenario.clone(), r.key.strategy.clone());
     let mut only_b = Vec::new();
