@@ -68,7 +68,6 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         completed,
         ..RunMetrics::default()
     };
-    let mut ran_needs = 0;
     let mut cannot_fit = BTreeSet::new();
     let mut lost_in = BTreeSet::new();
     for r in trace {
@@ -102,7 +101,6 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
             }
         }
         m.facts_needed += r.needed.len();
-        ran_needs += r.needed.len();
         m.facts_lost += r.lost.len();
         m.refetches += r.refetched.len();
         if !r.lost.is_empty() {
@@ -115,7 +113,7 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         .flat_map(|q| &q.steps)
         .map(|s| s.needs.len())
         .sum();
-    m.facts_unreached = total_needs - ran_needs.min(total_needs);
+    m.facts_unreached = total_needs - m.facts_needed.min(total_needs);
     m.cannot_fit = cannot_fit.len();
     // A request is answered when its last accepted agent call replied without tool calls.
     for request in 1..=scenario.requests.len() {

@@ -142,22 +142,22 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The settings every figure depends on, echoed with the results.
+/// The settings every figure depends on, echoed with the results (flag values as typed).
 fn settings(args: &CompareArgs) -> String {
     let r = &args.run;
+    let name = |v: Option<clap::builder::PossibleValue>| v.map_or_else(String::new, |v| v.get_name().to_owned());
     format!(
-        "settings: window {} · threshold {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {:?} · on-overflow {:?} · seed {}",
+        "settings: window {} · threshold {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {} · on-overflow {} · seed {}",
         r.window.map_or("per scenario".to_owned(), |w| w.to_string()),
         r.limits.threshold,
         r.limits.keep_recent_turns,
         r.limits.reply_reserve,
         r.limits.estimator,
         r.limits.tokenizer,
-        r.overflow,
-        r.on_overflow,
+        name(r.overflow.to_possible_value()),
+        name(r.on_overflow.to_possible_value()),
         r.seed
     )
-    .to_lowercase()
 }
 
 /// A trace's file name: the scenario and the canonical strategy, with path-unsafe characters

@@ -76,13 +76,16 @@ fn read_trace(path: &Path) -> anyhow::Result<Vec<CallRecord>> {
         .collect()
 }
 
-/// Writes every chart as `<name>.png` and `<name>.svg`; returns them.
-pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<()> {
+/// Writes every chart as `<name>.png` and `<name>.svg`; returns the SVG texts, in order.
+pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<Vec<String>> {
+    let mut svgs = Vec::with_capacity(charts.len());
     for chart in charts {
-        write_atomic(&out.join(format!("{}.svg", chart.name)), svg(chart)?.as_bytes())?;
+        let text = svg(chart)?;
+        write_atomic(&out.join(format!("{}.svg", chart.name)), text.as_bytes())?;
         write_atomic(&out.join(format!("{}.png", chart.name)), &png(chart)?)?;
+        svgs.push(text);
     }
-    Ok(())
+    Ok(svgs)
 }
 
 pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
@@ -107,12 +110,12 @@ pub fn report_charts(
     out: &Path,
 ) -> anyhow::Result<(String, Vec<(String, String)>)> {
     let charts = charts(traces, rows);
-    write_charts(&charts, &out.join("plots"))?;
+    let svgs = write_charts(&charts, &out.join("plots"))?;
     let mut markdown = String::from("\n## Charts\n\n");
-    let mut inline = Vec::new();
-    for chart in &charts {
+    let mut inline = Vec::with_capacity(charts.len());
+    for (chart, text) in charts.iter().zip(svgs) {
         markdown.push_str(&format!("![{}](plots/{}.svg)\n\n", chart.title, chart.name));
-        inline.push((chart.title.clone(), svg(chart)?));
+        inline.push((chart.title.clone(), text));
     }
     Ok((markdown, inline))
 }

@@ -54,7 +54,8 @@ impl Loader<'_> {
     /// `text`, then `\n` and padding when asked; redrawn while a fact's value shows up.
     fn padded(&self, text: &str, pad: Option<PadSpec>, place: &[u64]) -> String {
         let Some(pad) = pad else { return text.to_owned() };
-        for attempt in 0.. {
+        let mut attempt = 0;
+        loop {
             let mut parts = vec![self.seed];
             parts.extend_from_slice(place);
             parts.push(attempt);
@@ -72,8 +73,8 @@ impl Loader<'_> {
             if !leaks(&body) && !leaks(&joined) {
                 return joined;
             }
+            attempt += 1;
         }
-        unreachable!("the loop returns")
     }
 
     fn load(mut self, file: ScenarioFile) -> Result<Scenario, Error> {
