@@ -11,7 +11,6 @@ use crate::compact::{Compaction, Compactor, Pass, Summarizer, SummaryAsk};
 use crate::conversation::Conversation;
 use crate::message::{Message, Role};
 use crate::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
-use crate::render::line;
 use crate::tokens::TokenCounter;
 use crate::tokens::usage::UsageEstimator;
 use crate::tools::Tools;
@@ -323,21 +322,16 @@ struct LoopSummarizer<'a, M> {
 impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
     fn summarize(&mut self, span: &[Message], ask: &SummaryAsk) -> Option<String> {
         let system = Message::new(Role::System, SUMMARIZER_PROMPT);
-        // The span as one user message; its oldest messages are left out until the request fits.
-        let lines: Vec<String> = span.iter().map(line).collect();
+        // The span as one user message; its oldest messages are left out until the request fits,
+        // measured on the very text that is sent.
+        let texts: Vec<std::borrow::Cow<'_, str>> = span.iter().map(Message::text).collect();
+        let body = |from: usize| vec![Message::new(Role::User, texts[from..].join("\n"))];
         let mut from = 0;
-        let body = |from: usize| Message::new(Role::User, lines[from..].join("\n"));
-        let mut messages = vec![body(from)];
-        while from + 1 < lines.len() && self.estimator.count(Some(&system), &messages, &[]) > self.window {
+        let mut messages = body(from);
+        while from + 1 < texts.len() && self.estimator.count(Some(&system), &messages, &[]) > self.window {
             from += 1;
-            messages = vec![body(from)];
+            messages = body(from);
         }
-        let span_text = span[from..]
-            .iter()
-            .map(|m| m.text().into_owned())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let messages = vec![Message::new(Role::User, span_text)];
         let estimated_tokens = self.estimator.count(Some(&system), &messages, &[]);
         let req = ModelRequest {
             kind: CallKind::Summary,
