@@ -14,7 +14,7 @@ use crate::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
 use crate::tokens::TokenCounter;
 use crate::tokens::usage::UsageEstimator;
 use crate::tools::Tools;
-use crate::trace::{CallRecord, CompactionRecord, Outcome, SCHEMA_VERSION};
+use crate::trace::{CallRecord, CompactionRecord, Outcome};
 
 /// What the loop does when the server rejects a request as too long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -85,7 +85,7 @@ pub struct Agent<M, T> {
     usage: Option<Arc<UsageEstimator>>,
     trace: Vec<CallRecord>,
     tokens_sent: u64,
-    prefix: crate::provider::PrefixCache,
+    prefix: crate::tokens::PrefixCache,
 }
 
 impl<M: Model, T: Tools> Agent<M, T> {
@@ -236,30 +236,19 @@ impl<M: Model, T: Tools> Agent<M, T> {
             &c.tools,
         ));
         let mut record = CallRecord {
-            schema_version: SCHEMA_VERSION,
-            scenario: String::new(),
             strategy: self.compactor.strategy().to_string(),
-            call: self.trace.len() + 1,
-            request: request + 1,
             turn,
-            kind: CallKind::Agent,
             estimated_tokens,
-            true_tokens: 0,
-            billed_tokens: 0,
-            prefix_tokens: 0,
-            completion_tokens: 0,
-            limit,
-            window: self.config.window,
             compaction: Some(compaction),
-            outcome: Outcome::Ok,
             retry,
-            reply_calls: 0,
-            stops_run: false,
             tokens_sent: self.tokens_sent,
-            step: None,
-            needed: vec![],
-            lost: vec![],
-            refetched: vec![],
+            ..CallRecord::new(
+                self.trace.len() + 1,
+                request + 1,
+                CallKind::Agent,
+                self.config.window,
+                limit,
+            )
         };
         match &result {
             Ok(reply) => {
@@ -354,30 +343,19 @@ impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
         };
         *self.tokens_sent += billed;
         let record = CallRecord {
-            schema_version: SCHEMA_VERSION,
-            scenario: String::new(),
-            strategy: String::new(),
-            call: self.trace.len() + 1,
-            request: self.request + 1,
-            turn: 0,
-            kind: CallKind::Summary,
             estimated_tokens,
             true_tokens,
             billed_tokens: billed,
-            prefix_tokens: 0,
             completion_tokens: completion,
-            limit: self.limit,
-            window: self.window,
-            compaction: None,
             outcome,
-            retry: false,
-            reply_calls: 0,
-            stops_run: false,
             tokens_sent: *self.tokens_sent,
-            step: None,
-            needed: vec![],
-            lost: vec![],
-            refetched: vec![],
+            ..CallRecord::new(
+                self.trace.len() + 1,
+                self.request + 1,
+                CallKind::Summary,
+                self.window,
+                self.limit,
+            )
         };
         (self.on_call)(&record);
         self.trace.push(record);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::message::{Message, Role};
 use crate::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::pairing::check_pairing;
-use crate::tokens::TokenCounter;
+use crate::tokens::{PrefixCache, TokenCounter};
 
 /// What the server does with a request over the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -51,30 +51,6 @@ pub struct Provider<M> {
     window: u64,
     overflow: Overflow,
     prefix: PrefixCache,
-}
-
-/// The cost of the last system prompt and tool schemas seen, while they stay the same (they
-/// do, call after call, in an agent loop).
-#[derive(Default)]
-pub(crate) struct PrefixCache(Option<(Option<Message>, Vec<serde_json::Value>, u64)>);
-
-impl PrefixCache {
-    /// `counter.prefix_units(system, tools)`, counted again only when either changed.
-    pub(crate) fn units(
-        &mut self,
-        counter: &dyn TokenCounter,
-        system: Option<&Message>,
-        tools: &[serde_json::Value],
-    ) -> u64 {
-        if let Some((s, t, units)) = &self.0 {
-            if s.as_ref() == system && t.as_slice() == tools {
-                return *units;
-            }
-        }
-        let units = counter.prefix_units(system, tools);
-        self.0 = Some((system.cloned(), tools.to_vec(), units));
-        units
-    }
 }
 
 impl<M: Model> Provider<M> {

@@ -96,3 +96,36 @@ pub struct CallRecord {
     /// Facts this call fetched again.
     pub refetched: Vec<String>,
 }
+
+impl CallRecord {
+    /// Call `call` of request `request` (both from 1), of `kind`, under `window` and `limit`, with
+    /// every figure at zero, nothing compacted and no step: the caller fills in what happened.
+    pub fn new(call: usize, request: usize, kind: CallKind, window: u64, limit: u64) -> CallRecord {
+        CallRecord {
+            schema_version: SCHEMA_VERSION,
+            scenario: String::new(),
+            strategy: String::new(),
+            call,
+            request,
+            turn: 0,
+            kind,
+            estimated_tokens: 0,
+            true_tokens: 0,
+            billed_tokens: 0,
+            prefix_tokens: 0,
+            completion_tokens: 0,
+            limit,
+            window,
+            compaction: None,
+            outcome: Outcome::Ok,
+            retry: false,
+            reply_calls: 0,
+            stops_run: false,
+            tokens_sent: 0,
+            step: None,
+            needed: Vec::new(),
+            lost: Vec::new(),
+            refetched: Vec::new(),
+        }
+    }
+}

@@ -47,6 +47,25 @@ pub trait TokenCounter: Send + Sync {
     }
 }
 
+/// The cost of the last system prompt and tool schemas seen, while they stay the same (they
+/// do, call after call, in an agent loop).
+#[derive(Default)]
+pub(crate) struct PrefixCache(Option<(Option<Message>, Vec<Value>, u64)>);
+
+impl PrefixCache {
+    /// `counter.prefix_units(system, tools)`, counted again only when either changed.
+    pub(crate) fn units(&mut self, counter: &dyn TokenCounter, system: Option<&Message>, tools: &[Value]) -> u64 {
+        if let Some((s, t, units)) = &self.0 {
+            if s.as_ref() == system && t.as_slice() == tools {
+                return *units;
+            }
+        }
+        let units = counter.prefix_units(system, tools);
+        self.0 = Some((system.cloned(), tools.to_vec(), units));
+        units
+    }
+}
+
 /// The counters the command line can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CounterKind {
