@@ -157,18 +157,16 @@ impl<M: Model, T: Tools> Agent<M, T> {
                 }
                 Err(e) => return Ask::Stopped(e.to_string()),
             };
-            let calls: Vec<(String, String, String)> = reply
-                .message
-                .calls()
-                .map(|c| (c.id.to_owned(), c.name.to_owned(), c.arguments.to_owned()))
-                .collect();
+            let calls: Vec<_> = reply.message.calls().collect();
+            let results = if calls.is_empty() {
+                None
+            } else {
+                Some(self.tools.answer(&calls))
+            };
             self.conversation.messages.push(reply.message);
-            if calls.is_empty() {
-                return Ask::Answered;
-            }
-            for (id, name, arguments) in calls {
-                let output = self.tools.call(&name, &arguments);
-                self.conversation.messages.push(Message::tool_result(id, output));
+            match results {
+                None => return Ask::Answered,
+                Some(results) => self.conversation.messages.extend(results),
             }
         }
         Ask::NoAnswer

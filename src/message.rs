@@ -184,10 +184,19 @@ impl Message {
 
     /// A tool result answering `tool_call_id`.
     pub fn tool_result(tool_call_id: impl Into<String>, content: impl Into<String>) -> Message {
+        Message::tool_result_as(tool_call_id, None, Some(content.into()))
+    }
+
+    /// A tool result, written `{"role":"tool","tool_call_id":…,"name":…,"content":…}` with the
+    /// tool's `name` when given (as some agents send it) and `content: null` for `None`.
+    pub fn tool_result_as(tool_call_id: impl Into<String>, name: Option<&str>, content: Option<String>) -> Message {
         let mut body = Map::new();
         body.insert("role".into(), Value::String("tool".into()));
         body.insert("tool_call_id".into(), Value::String(tool_call_id.into()));
-        body.insert("content".into(), Value::String(content.into()));
+        if let Some(name) = name {
+            body.insert("name".into(), Value::String(name.into()));
+        }
+        body.insert("content".into(), content.map_or(Value::Null, Value::String));
         Message {
             role: Role::Tool,
             body,

@@ -8,6 +8,7 @@ use crate::agent::{Agent, Ask, LoopConfig, OnOverflow};
 use crate::compact::{Compactor, Strategy};
 use crate::conversation::Conversation;
 use crate::metrics::{RunMetrics, metrics};
+use crate::model::Model;
 use crate::policy::Policy;
 use crate::provider::{Overflow, Provider};
 use crate::scenario::Scenario;
@@ -124,6 +125,24 @@ pub fn run_scenario(
     policy: &Policy,
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> RunResult {
+    run_with_model(
+        scenario,
+        config,
+        policy,
+        ScriptedModel::new(scenario, config.seed),
+        on_call,
+    )
+}
+
+/// [`run_scenario`] with another model behind the simulated server: the scenario's tools and
+/// requests, `model`'s answers.
+pub fn run_with_model<M: Model>(
+    scenario: &Scenario,
+    config: &RunConfig,
+    policy: &Policy,
+    model: M,
+    on_call: &mut dyn FnMut(&CallRecord),
+) -> RunResult {
     let true_counter = config.tokenizer.counter();
     let (estimator, usage): (Arc<dyn TokenCounter>, _) = match config.estimator {
         Estimator::Counter(kind) => (kind.counter(), None),
@@ -132,12 +151,7 @@ pub fn run_scenario(
             (usage.clone(), Some(usage))
         }
     };
-    let model = Provider::new(
-        ScriptedModel::new(scenario, config.seed),
-        true_counter.clone(),
-        policy.window,
-        config.overflow,
-    );
+    let model = Provider::new(model, true_counter.clone(), policy.window, config.overflow);
     let compactor = Compactor::new(config.strategy.clone(), policy.clone(), estimator.clone());
     let conversation = Conversation {
         system: scenario.system.clone(),
@@ -152,7 +166,7 @@ pub fn run_scenario(
     };
     let mut agent = Agent::new(
         model,
-        FixtureTools::new(&scenario.tools),
+        FixtureTools::new(&scenario.tools).named(scenario.tool_result_name),
         compactor,
         conversation,
         loop_config,
@@ -166,6 +180,7 @@ pub fn run_scenario(
             // A request with no steps ends the run there.
             break;
         }
+        agent.conversation.messages.extend(request.before.iter().cloned());
         let max_turns = config.max_turns.unwrap_or(request.max_turns);
         if let Ask::Stopped(_) = agent.ask(r, request.user.clone(), max_turns, on_call) {
             completed = false;

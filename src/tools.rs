@@ -1,16 +1,26 @@
 //! The tools an agent calls. [`FixtureTools`] answers from a scenario's fixtures, as the seed's
 //! loop would: results matched by tool name and arguments (compared as JSON values), several
 //! results for one key returned in order with the last repeating, `Unknown tool: NAME` for a
-//! tool that does not exist.
+//! tool that does not exist. The results of parallel calls come back in order of their delay.
 
 use serde_json::Value;
 
-use crate::scenario::Tool;
+use crate::message::{Message, ToolCall};
+use crate::scenario::{FixtureResult, Tool};
 
 /// Something that runs tool calls.
 pub trait Tools {
     /// Runs one call and returns its result text.
     fn call(&mut self, name: &str, arguments: &str) -> String;
+
+    /// Answers the calls of one assistant message with tool messages, in the order the results
+    /// come back. By default each call in turn, as `{"role":"tool","tool_call_id":…,"content":…}`.
+    fn answer(&mut self, calls: &[ToolCall<'_>]) -> Vec<Message> {
+        calls
+            .iter()
+            .map(|c| Message::tool_result(c.id, self.call(c.name, c.arguments)))
+            .collect()
+    }
 }
 
 /// A scenario's fixture results.
@@ -19,33 +29,76 @@ pub struct FixtureTools<'a> {
     tools: &'a [Tool],
     /// Per tool, per result: how many calls that result's key has served.
     served: Vec<Vec<usize>>,
+    /// Tool messages carry the tool's `name`.
+    named: bool,
+}
+
+/// What a call comes back with.
+enum Answer<'a> {
+    Fixture(&'a FixtureResult),
+    Text(String),
 }
 
 impl<'a> FixtureTools<'a> {
     /// Tools answering from these fixtures.
     pub fn new(tools: &'a [Tool]) -> FixtureTools<'a> {
         let served = tools.iter().map(|t| vec![0; t.results.len()]).collect();
-        FixtureTools { tools, served }
+        FixtureTools {
+            tools,
+            served,
+            named: false,
+        }
+    }
+
+    /// Tool messages carry the tool's `name` between `tool_call_id` and `content`.
+    pub fn named(mut self, named: bool) -> FixtureTools<'a> {
+        self.named = named;
+        self
+    }
+
+    fn lookup(&mut self, name: &str, arguments: &str) -> Answer<'a> {
+        let Some(t) = self.tools.iter().position(|t| t.name == name) else {
+            return Answer::Text(format!("Unknown tool: {name}"));
+        };
+        let Ok(args) = serde_json::from_str::<Value>(arguments) else {
+            return Answer::Text(format!("Error: the arguments of {name} are not JSON: {arguments}"));
+        };
+        let tool = &self.tools[t];
+        let matching: Vec<usize> = (0..tool.results.len())
+            .filter(|&k| tool.results[k].args == args)
+            .collect();
+        let Some(&first) = matching.first() else {
+            return Answer::Text(format!("Error: no result of {name} for {args}"));
+        };
+        // The key's call count lives on its first result.
+        let n = self.served[t][first];
+        self.served[t][first] += 1;
+        Answer::Fixture(&tool.results[matching[n.min(matching.len() - 1)]])
     }
 }
 
 impl Tools for FixtureTools<'_> {
     fn call(&mut self, name: &str, arguments: &str) -> String {
-        let Some(t) = self.tools.iter().position(|t| t.name == name) else {
-            return format!("Unknown tool: {name}");
-        };
-        let Ok(args) = serde_json::from_str::<Value>(arguments) else {
-            return format!("Error: the arguments of {name} are not JSON: {arguments}");
-        };
-        let tool = &self.tools[t];
-        let matching: Vec<usize> = (0..tool.results.len()).filter(|&k| tool.results[k].0 == args).collect();
-        let Some(&first) = matching.first() else {
-            return format!("Error: no result of {name} for {args}");
-        };
-        // The key's call count lives on its first result.
-        let n = self.served[t][first];
-        self.served[t][first] += 1;
-        let k = matching[n.min(matching.len() - 1)];
-        tool.results[k].1.clone()
+        match self.lookup(name, arguments) {
+            Answer::Fixture(result) => result.text.clone().unwrap_or_default(),
+            Answer::Text(text) => text,
+        }
+    }
+
+    fn answer(&mut self, calls: &[ToolCall<'_>]) -> Vec<Message> {
+        let mut answers: Vec<(u64, Message)> = calls
+            .iter()
+            .map(|c| {
+                let (delay, content) = match self.lookup(c.name, c.arguments) {
+                    Answer::Fixture(result) => (result.delay, result.text.clone()),
+                    Answer::Text(text) => (0, Some(text)),
+                };
+                let message = Message::tool_result_as(c.id, self.named.then_some(c.name), content);
+                (delay, message)
+            })
+            .collect();
+        // Stable: equal delays keep the order of the calls.
+        answers.sort_by_key(|(delay, _)| *delay);
+        answers.into_iter().map(|(_, m)| m).collect()
     }
 }

@@ -26,6 +26,9 @@ pub(crate) struct ScenarioFile {
     pub max_turns: Option<usize>,
     #[serde(default)]
     pub preamble: Vec<Value>,
+    /// Tool messages carry the tool's `name` between `tool_call_id` and `content`.
+    #[serde(default)]
+    pub tool_result_name: bool,
     #[serde(default)]
     pub tools: BTreeMap<String, ToolSpec>,
     #[serde(default)]
@@ -53,12 +56,21 @@ pub(crate) struct ToolSpec {
 pub(crate) struct ResultSpec {
     #[serde(default = "empty_object")]
     pub args: Value,
-    #[serde(default)]
-    pub text: Option<String>,
+    /// A string, or `null` for a result whose content is `null`; `None` when absent.
+    #[serde(default, deserialize_with = "present")]
+    pub text: Option<Value>,
     #[serde(default)]
     pub error: Option<String>,
     #[serde(default)]
     pub pad: Option<PadSpec>,
+    /// Among the results of one step's parallel calls, when this one comes back.
+    #[serde(default)]
+    pub delay: u64,
+}
+
+/// `Some(value)` for any value present, `null` included (absent fields take the default, `None`).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 fn empty_object() -> Value {
@@ -85,7 +97,11 @@ pub(crate) struct FactSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RequestSpec {
-    pub user: String,
+    /// Messages replayed verbatim just before the user message (a system reminder, say).
+    #[serde(default)]
+    pub before: Vec<Value>,
+    /// The user message's content: a string, an array of parts, or `null`.
+    pub user: Value,
     #[serde(default)]
     pub steps: Vec<StepSpec>,
     #[serde(default)]

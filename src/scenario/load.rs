@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::file::{PadSpec, ScenarioFile, StepSpec};
 use super::padding::{mix, name_seed, padding};
-use super::{Fact, PlannedCall, Request, Scenario, Step, Tool};
+use super::{Fact, FixtureResult, PlannedCall, Request, Scenario, Step, Tool};
 use crate::error::Error;
 use crate::message::{Message, Role};
 use crate::tools::{FixtureTools, Tools};
@@ -109,9 +109,22 @@ impl Loader<'_> {
         let (tools, tool_schemas) = self.tools(&file.tools)?;
         let mut requests = Vec::with_capacity(file.requests.len());
         for (r, spec) in file.requests.into_iter().enumerate() {
+            let before = spec
+                .before
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| self.before(r, i, v))
+                .collect::<Result<Vec<_>, _>>()?;
+            if !matches!(spec.user, Value::String(_) | Value::Array(_) | Value::Null) {
+                return Err(self.err(
+                    Some(r),
+                    None,
+                    "\"user\" must be a string, an array of content parts, or null",
+                ));
+            }
             let mut user = Map::new();
             user.insert("role".into(), Value::String("user".into()));
-            user.insert("content".into(), Value::String(spec.user));
+            user.insert("content".into(), spec.user);
             user.extend(spec.extra);
             let user = Message::from_value(Value::Object(user)).map_err(|e| self.err(Some(r), None, e.to_string()))?;
             let steps = spec
@@ -132,7 +145,12 @@ impl Loader<'_> {
                     ),
                 ));
             }
-            requests.push(Request { user, steps, max_turns });
+            requests.push(Request {
+                before,
+                user,
+                steps,
+                max_turns,
+            });
         }
         if requests.is_empty() {
             return Err(self.err(None, None, "the scenario has no requests"));
@@ -146,6 +164,7 @@ impl Loader<'_> {
             window: file.window,
             preamble,
             tools,
+            tool_result_name: file.tool_result_name,
             tool_schemas,
             facts: std::mem::take(&mut self.facts),
             requests,
@@ -163,21 +182,20 @@ impl Loader<'_> {
         for (name, spec) in specs {
             let mut results = Vec::new();
             for (k, result) in spec.results.iter().enumerate() {
+                let place = |msg: &str| self.err(None, None, format!("tool {name:?}, result {}: {msg}", k + 1));
                 let text = match (&result.text, &result.error) {
-                    (Some(text), None) => text.clone(),
-                    (None, Some(error)) => format!("Error: {error}"),
-                    _ => {
-                        return Err(self.err(
-                            None,
-                            None,
-                            format!("tool {name:?}, result {}: give either \"text\" or \"error\"", k + 1),
-                        ));
-                    }
+                    (Some(Value::String(text)), None) => Some(text.clone()),
+                    (Some(Value::Null), None) if result.pad.is_none() => None,
+                    (Some(Value::Null), None) => return Err(place("a null \"text\" cannot be padded")),
+                    (Some(_), None) => return Err(place("\"text\" must be a string or null")),
+                    (None, Some(error)) => Some(format!("Error: {error}")),
+                    _ => return Err(place("give either \"text\" or \"error\"")),
                 };
-                results.push((
-                    result.args.clone(),
-                    self.padded(&text, result.pad, &[name_seed(name), k as u64]),
-                ));
+                results.push(FixtureResult {
+                    args: result.args.clone(),
+                    text: text.map(|text| self.padded(&text, result.pad, &[name_seed(name), k as u64])),
+                    delay: result.delay,
+                });
             }
             tools.push(Tool {
                 name: name.clone(),
@@ -197,6 +215,20 @@ impl Loader<'_> {
             schemas.push(serde_json::json!({"type": "function", "function": Value::Object(function)}));
         }
         Ok((tools, schemas))
+    }
+
+    /// A message of a request's `before`: anything but a tool result or a call, which would
+    /// need answering.
+    fn before(&self, r: usize, i: usize, value: Value) -> Result<Message, Error> {
+        let message = Message::from_value(value).map_err(|e| self.err(Some(r), None, format!("before[{i}]: {e}")))?;
+        if message.role() == Role::Tool || message.has_calls() {
+            return Err(self.err(
+                Some(r),
+                None,
+                format!("before[{i}]: tool calls and tool results belong in steps, not in \"before\""),
+            ));
+        }
+        Ok(message)
     }
 
     fn step(&self, r: usize, s: usize, spec: StepSpec, tools: &[Tool]) -> Result<Step, Error> {
@@ -233,7 +265,7 @@ impl Loader<'_> {
                     (args.to_string(), args)
                 }
             };
-            if !tool.results.iter().any(|(a, _)| *a == args) {
+            if !tool.results.iter().any(|result| result.args == args) {
                 return Err(self.err(
                     Some(r),
                     Some(s),
@@ -290,8 +322,11 @@ impl Loader<'_> {
                 see(c.arguments, None, &mut first_seen);
             }
         }
-        let mut tools = FixtureTools::new(&scenario.tools);
+        let mut tools = FixtureTools::new(&scenario.tools).named(scenario.tool_result_name);
         for (r, request) in scenario.requests.iter().enumerate() {
+            for m in &request.before {
+                see(&m.text(), None, &mut first_seen);
+            }
             see(&request.user.text(), None, &mut first_seen);
             for (s, step) in request.steps.iter().enumerate() {
                 for &need in &step.needs {

@@ -105,6 +105,8 @@ pub struct Step {
 /// One request: the user's message and the steps that answer it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Request {
+    /// Messages replayed verbatim just before the user message.
+    pub before: Vec<Message>,
     /// The user message.
     pub user: Message,
     /// The script.
@@ -120,8 +122,19 @@ pub struct Tool {
     pub name: String,
     /// Whether calling it again is safe (a lookup, not a payment).
     pub refetchable: bool,
-    /// `(arguments, result text)`, padded; `Error: …` for errors.
-    pub results: Vec<(Value, String)>,
+    /// Fixture results, in order.
+    pub results: Vec<FixtureResult>,
+}
+
+/// One fixture result of a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixtureResult {
+    /// The arguments it answers, compared as JSON values.
+    pub args: Value,
+    /// The result text, padded (`Error: …` for errors); `None` for a `null` content.
+    pub text: Option<String>,
+    /// Among one step's parallel calls, results come back in order of delay (ties in call order).
+    pub delay: u64,
 }
 
 /// A loaded, padded, validated scenario.
@@ -141,6 +154,8 @@ pub struct Scenario {
     pub preamble: Vec<Message>,
     /// Tools, sorted by name.
     pub tools: Vec<Tool>,
+    /// Tool messages carry the tool's `name`.
+    pub tool_result_name: bool,
     /// Tool schemas as sent to the model (OpenAI function format), sorted by name.
     pub tool_schemas: Vec<Value>,
     /// Facts, sorted by name.

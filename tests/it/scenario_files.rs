@@ -74,6 +74,18 @@ fn errors_name_the_file_request_and_step() {
         "t.json:1:166: not a scenario: unknown variant `colour`, expected one of `id`, `number`, `decision`, `path`, `command`, `detail`",
     );
     check(
+        |v| v["requests"][0]["before"] = json!([{"role": "tool", "tool_call_id": "c", "content": "x"}]),
+        "t.json: request 1: before[0]: tool calls and tool results belong in steps, not in \"before\"",
+    );
+    check(
+        |v| v["requests"][0]["user"] = json!(7),
+        "t.json: request 1: \"user\" must be a string, an array of content parts, or null",
+    );
+    check(
+        |v| v["tools"]["get"]["results"][0]["text"] = json!(7),
+        "t.json: tool \"get\", result 1: \"text\" must be a string or null",
+    );
+    check(
         |v| v["requests"][0]["steps"][0]["repl"] = json!("x"),
         "t.json:1:252: not a scenario: unknown field `repl`, expected one of `tool_calls`, `reply`, `reply_pad`, `needs`, `extra`",
     );
