@@ -38,6 +38,7 @@ mod error;
 pub mod fact;
 pub mod gate;
 pub mod human;
+pub mod import;
 pub mod message;
 pub mod metrics;
 pub mod model;

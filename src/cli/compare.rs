@@ -41,7 +41,7 @@ pub struct CompareArgs {
     format: Format,
 
     /// Where to write results, summary and traces.
-    #[arg(long, default_value = "reports", value_name = "DIR")]
+    #[arg(short, long, default_value = "reports", value_name = "DIR")]
     out: PathBuf,
 }
 

@@ -4,6 +4,7 @@
 mod compact;
 mod compare;
 mod gate;
+mod import;
 mod output;
 mod plot;
 mod policy_args;
@@ -34,6 +35,7 @@ enum Command {
     Gate(gate::GateArgs),
     Plot(plot::PlotArgs),
     Compact(compact::CompactArgs),
+    Import(import::ImportArgs),
     Validate(validate::ValidateArgs),
 }
 
@@ -52,6 +54,7 @@ pub fn main() -> ExitCode {
         Command::Plot(args) => plot::run(args),
         Command::Compact(args) => compact::run(args),
         Command::Validate(args) => validate::run(args),
+        Command::Import(args) => import::run(args),
     };
     match result {
         Ok(code) => code,

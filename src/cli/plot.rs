@@ -25,7 +25,7 @@ pub struct PlotArgs {
     files: Vec<PathBuf>,
 
     /// Where to write the charts.
-    #[arg(long, default_value = "reports/plots", value_name = "DIR")]
+    #[arg(short, long, default_value = "reports/plots", value_name = "DIR")]
     out: PathBuf,
 }
 

@@ -98,7 +98,7 @@ pub struct SweepArgs {
     jobs: Option<usize>,
 
     /// Where to write results.csv, results.json, summary.md, index.html and plots/.
-    #[arg(long, default_value = "reports", value_name = "DIR")]
+    #[arg(short, long, default_value = "reports", value_name = "DIR")]
     out: PathBuf,
 }
 

@@ -10,6 +10,7 @@ mod cli_replay;
 mod cli_sweep;
 mod conversations;
 mod counts;
+mod import;
 mod plots;
 mod properties;
 mod renders;

@@ -1,0 +1,299 @@
+//! `ctxbench import`: logged conversations become scenarios that replay them byte for byte,
+//! with their facts found; quirks of real logs are taken; bad input is refused with its place.
+
+use std::path::{Path, PathBuf};
+
+use ctxbench::import::{ImportOptions, Imported, import};
+use ctxbench::scenario::parse_scenario;
+use serde_json::{Value, json};
+
+use crate::cmd::{ctxbench, read, scratch};
+use crate::shared::shared;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+}
+
+fn import_file(path: &Path, options: &ImportOptions) -> Imported {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.file_stem().unwrap().to_string_lossy();
+    import(&text, &path.display().to_string(), &name, options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Imports, loads and replays: every model call of the replay received the logged messages.
+fn assert_faithful(path: &Path) -> Imported {
+    let done = import_file(path, &ImportOptions::default());
+    parse_scenario(&done.scenario.to_string(), "imported.json", 0).expect("the scenario validates");
+    assert_eq!(
+        done.fidelity,
+        Ok(done.counts.steps),
+        "{}: replaying with none sends the logged messages at every model call",
+        path.display()
+    );
+    assert!(done.counts.steps > 0);
+    done
+}
+
+#[test]
+fn the_projects_fixtures_replay_byte_for_byte() {
+    let chat = assert_faithful(&fixture("support-chat.json"));
+    assert_eq!(chat.counts.steps, 8);
+    let s = &chat.scenario;
+    // The quirks, each taken where the format has a place for it.
+    assert_eq!(s["tool_result_name"], json!(true));
+    assert_eq!(
+        s["preamble"][0]["role"], "assistant",
+        "the greeting before the first request"
+    );
+    assert_eq!(
+        s["requests"][2]["before"][0]["role"], "system",
+        "the later system message"
+    );
+    assert!(s["requests"][1]["user"].is_array(), "content parts kept");
+    assert_eq!(
+        s["tools"]["search_parts"]["results"][0]["delay"],
+        json!(1),
+        "parallel results answered out of order"
+    );
+    assert_eq!(
+        s["requests"][0]["steps"][1]["extra"],
+        json!({"x-latency-ms": 812}),
+        "unknown fields kept"
+    );
+    let coding = assert_faithful(&fixture("coding-agent.json"));
+    assert_eq!(coding.counts.tool_calls, 31);
+    assert!(
+        coding
+            .notes
+            .iter()
+            .any(|n| n.contains("the log ends before its result")),
+        "the pending final call: {:?}",
+        coding.notes
+    );
+}
+
+#[test]
+fn the_real_traces_replay_byte_for_byte() {
+    let Some(dir) = shared("traces") else { return };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("traces")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6);
+    for file in files {
+        assert_faithful(&file);
+    }
+}
+
+/// A conversation with the quirks `walk` takes: two user messages in a row, an assistant message
+/// after a reply, a null tool result, reused ids, a tool with no schema.
+fn quirky() -> Value {
+    json!({"messages": [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Order 88123 please."},
+        {"role": "user", "content": "Sorry, I mean order 88124."},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{\"order\": 88124}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": null},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{\"order\":88124,\"full\":true}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "Order 88124: parcel PX-4410-Z, 2 items."},
+        {"role": "assistant", "content": "Parcel PX-4410-Z."},
+        {"role": "assistant", "content": "Anything else?"},
+        {"role": "user", "content": "Where is PX-4410-Z now?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "track", "arguments": "{\"parcel\":\"PX-4410-Z\"}"}}]},
+        {"role": "tool", "tool_call_id": "c2", "content": "In transit."},
+        {"role": "assistant", "content": "In transit."}
+    ]})
+}
+
+#[test]
+fn real_log_quirks_are_taken_and_the_facts_found() {
+    let done = import(
+        &quirky().to_string(),
+        "quirky.json",
+        "quirky",
+        &ImportOptions::default(),
+    )
+    .expect("imports");
+    assert_eq!(done.fidelity, Ok(5));
+    let s = &done.scenario;
+    assert_eq!(s["requests"][0]["user"], "Sorry, I mean order 88124.");
+    assert_eq!(s["requests"][0]["before"][0]["content"], "Order 88123 please.");
+    assert_eq!(
+        s["requests"][1]["before"][0]["content"], "Anything else?",
+        "an assistant message after a reply"
+    );
+    assert_eq!(s["tools"]["lookup"]["results"][0]["text"], Value::Null);
+    assert_eq!(
+        s["tools"]["track"]["parameters"],
+        json!({"type": "object", "properties": {"parcel": {"type": "string"}}, "required": ["parcel"]}),
+        "inferred from the calls"
+    );
+    let facts: Vec<(&str, Vec<(usize, usize)>)> = done
+        .facts
+        .iter()
+        .map(|f| (f.value.as_str(), f.needed_by.clone()))
+        .collect();
+    assert_eq!(
+        facts,
+        [("88124", vec![(0, 0), (0, 1)]), ("PX-4410-Z", vec![(0, 2), (1, 0)])],
+        "88123 is never used again; the first step uses the order, the reply and the next request the parcel"
+    );
+    assert_eq!(s["requests"][1]["steps"][0]["needs"], json!(["PX-4410-Z"]));
+}
+
+#[test]
+fn what_cannot_be_replayed_is_refused_with_its_place() {
+    let mut mid_request = quirky();
+    mid_request["messages"]
+        .as_array_mut()
+        .unwrap()
+        .insert(5, json!({"role": "system", "content": "Hurry."}));
+    let err = import(&mid_request.to_string(), "q.json", "q", &ImportOptions::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("q.json: messages[5]: an instruction in the middle of a request"),
+        "{err}"
+    );
+    let mut calls_after_reply = quirky();
+    calls_after_reply["messages"][8] = calls_after_reply["messages"][5].clone();
+    calls_after_reply["messages"]
+        .as_array_mut()
+        .unwrap()
+        .insert(9, json!({"role": "tool", "tool_call_id": "c1", "content": "x"}));
+    let err = import(&calls_after_reply.to_string(), "q.json", "q", &ImportOptions::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("q.json: messages[8]: the assistant calls tools right after its own reply"),
+        "{err}"
+    );
+}
+
+#[test]
+fn import_writes_scenarios_that_compare_runs() {
+    let dir = scratch("import");
+    let out = dir.join("imported");
+    let assert = ctxbench()
+        .args([
+            "import",
+            "tests/fixtures/support-chat.json",
+            "tests/fixtures/coding-agent.json",
+            "-o",
+        ])
+        .arg(&out)
+        .args(["--refetchable", "get_*,search_*"])
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.contains("replays byte for byte (8 calls)"), "{stdout}");
+    let chat: Value = serde_json::from_slice(&read(out.join("support-chat.json"))).expect("json");
+    assert_eq!(chat["tools"]["get_order"]["refetchable"], json!(true));
+    assert_eq!(chat["tools"]["search_parts"]["refetchable"], json!(true));
+    assert_eq!(
+        chat["tools"].get("create_return").and_then(|t| t.get("refetchable")),
+        None
+    );
+    ctxbench().arg("validate").arg(&out).assert().success();
+    let results = dir.join("results");
+    ctxbench()
+        .arg("compare")
+        .arg(&out)
+        .args(["--window", "8000", "-o"])
+        .arg(&results)
+        .assert()
+        .success();
+    let csv = String::from_utf8_lossy(&read(results.join("results.csv"))).into_owned();
+    let rows = csv.lines().count() - 1;
+    assert_eq!(
+        rows,
+        2 * ctxbench::compact::STANDARD_STRATEGIES.len(),
+        "every standard strategy on both"
+    );
+}
+
+#[test]
+fn explain_prints_each_fact_and_where_it_is_needed() {
+    let dir = scratch("import-explain");
+    let assert = ctxbench()
+        .args(["import", "tests/fixtures/support-chat.json", "--explain", "-o"])
+        .arg(dir.join("out"))
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).replace(&dir.display().to_string(), "OUT");
+    insta::assert_snapshot!(stdout);
+    let quirky_file = dir.join("quirky.json");
+    std::fs::write(&quirky_file, quirky().to_string()).unwrap();
+    let done = import_file(&quirky_file, &ImportOptions::default());
+    insta::assert_snapshot!("explain_quirky", done.explain());
+}
+
+#[test]
+fn bad_input_names_the_file_and_place_and_writes_nothing() {
+    let dir = scratch("import-bad");
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"messages\": [\n  {\"role\": \"user\", \"content\": \"hi\"},\n  oops\n]}",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let assert = ctxbench()
+        .args(["import", "tests/fixtures/support-chat.json"])
+        .arg(&bad)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains("bad.json:3:3: invalid JSON"), "{stderr}");
+    assert!(!out.exists(), "nothing written when one input is bad");
+
+    let lines = dir.join("logs.jsonl");
+    let good = serde_json::to_string(&quirky()).unwrap();
+    std::fs::write(&lines, format!("{good}\n\n{{\"messages\": 3}}\n")).unwrap();
+    let assert = ctxbench()
+        .arg("import")
+        .arg(&lines)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("logs.jsonl line 3: messages: expected an array"),
+        "{stderr}"
+    );
+
+    std::fs::write(&lines, format!("{good}\n{good}\n")).unwrap();
+    ctxbench()
+        .arg("import")
+        .arg(&lines)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    assert!(
+        out.join("logs-1.json").exists() && out.join("logs-2.json").exists(),
+        "one scenario per line"
+    );
+
+    let broken = dir.join("broken.json");
+    std::fs::write(
+        &broken,
+        r#"[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"x","content":"?"}]"#,
+    )
+    .unwrap();
+    let assert = ctxbench()
+        .arg("import")
+        .arg(&broken)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains("broken.json: messages[1]"), "{stderr}");
+}
