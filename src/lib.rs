@@ -37,6 +37,7 @@ pub mod conversation;
 mod error;
 pub mod fact;
 pub mod gate;
+pub mod http;
 pub mod human;
 pub mod import;
 pub mod message;

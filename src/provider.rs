@@ -70,6 +70,11 @@ impl<M: Model> Provider<M> {
         &self.inner
     }
 
+    /// The model behind the server, to change.
+    pub fn inner_mut(&mut self) -> &mut M {
+        &mut self.inner
+    }
+
     fn reply_tokens(&self, message: &Message) -> u64 {
         let mut n = self.counter.text_tokens(&message.text());
         for call in message.calls() {

@@ -8,7 +8,7 @@ use crate::agent::{Agent, Ask, LoopConfig, OnOverflow};
 use crate::compact::{Compactor, Strategy};
 use crate::conversation::Conversation;
 use crate::metrics::{RunMetrics, metrics};
-use crate::model::Model;
+use crate::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
 use crate::policy::Policy;
 use crate::provider::{Overflow, Provider};
 use crate::scenario::Scenario;
@@ -143,6 +143,36 @@ pub fn run_with_model<M: Model>(
     model: M,
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> RunResult {
+    let server = Provider::new(model, config.tokenizer.counter(), policy.window, config.overflow);
+    run_loop(scenario, config, policy, server, 0, on_call)
+}
+
+/// A live model's default of agent and refetch calls per request (DESIGN §6).
+pub const LIVE_MAX_TURNS: usize = 10;
+
+/// [`run_scenario`] against a live model (an [`crate::http::HttpModel`]): no simulated server in
+/// front, since the real one enforces its window and reports its counts; the scenario's tools
+/// answer the calls; `max_turns` defaults to [`LIVE_MAX_TURNS`], or the scenario's when larger.
+/// A model that reports no facts has them judged in what it answers ([`LiveFacts`]).
+pub fn run_live<M: Model>(
+    scenario: &Scenario,
+    config: &RunConfig,
+    policy: &Policy,
+    model: M,
+    on_call: &mut dyn FnMut(&CallRecord),
+) -> RunResult {
+    let model = LiveFacts::new(scenario, model);
+    run_loop(scenario, config, policy, model, LIVE_MAX_TURNS, on_call)
+}
+
+fn run_loop<M: Model>(
+    scenario: &Scenario,
+    config: &RunConfig,
+    policy: &Policy,
+    model: M,
+    min_turns: usize,
+    on_call: &mut dyn FnMut(&CallRecord),
+) -> RunResult {
     let true_counter = config.tokenizer.counter();
     let (estimator, usage): (Arc<dyn TokenCounter>, _) = match config.estimator {
         Estimator::Counter(kind) => (kind.counter(), None),
@@ -151,7 +181,6 @@ pub fn run_with_model<M: Model>(
             (usage.clone(), Some(usage))
         }
     };
-    let model = Provider::new(model, true_counter.clone(), policy.window, config.overflow);
     let compactor = Compactor::new(config.strategy.clone(), policy.clone(), estimator.clone());
     let conversation = Conversation {
         system: scenario.system.clone(),
@@ -181,7 +210,7 @@ pub fn run_with_model<M: Model>(
             break;
         }
         agent.conversation.messages.extend(request.before.iter().cloned());
-        let max_turns = config.max_turns.unwrap_or(request.max_turns);
+        let max_turns = config.max_turns.unwrap_or(request.max_turns.max(min_turns));
         if let Ask::Stopped(_) = agent.ask(r, request.user.clone(), max_turns, on_call) {
             completed = false;
             break;
@@ -195,4 +224,66 @@ pub fn run_with_model<M: Model>(
     }
     let metrics = metrics(scenario, &trace, completed);
     RunResult { trace, metrics }
+}
+
+/// Judges a live model's facts, when it reports none: when it answers a request, each fact the
+/// scenario's steps for that request need is *needed*, and *lost* when none of the model's
+/// outputs in that request (contents and call arguments) holds its value.
+pub struct LiveFacts<'a, M> {
+    inner: M,
+    scenario: &'a Scenario,
+    request: usize,
+    outputs: Vec<String>,
+}
+
+impl<'a, M: Model> LiveFacts<'a, M> {
+    /// Wraps `inner`.
+    pub fn new(scenario: &'a Scenario, inner: M) -> LiveFacts<'a, M> {
+        LiveFacts {
+            inner,
+            scenario,
+            request: usize::MAX,
+            outputs: Vec::new(),
+        }
+    }
+}
+
+impl<M: Model> Model for LiveFacts<'_, M> {
+    fn complete(&mut self, req: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
+        let mut reply = self.inner.complete(req)?;
+        let reports = reply.facts.step.is_some() || !reply.facts.needed.is_empty();
+        if req.kind == CallKind::Summary || reports {
+            return Ok(reply);
+        }
+        if req.request != self.request {
+            self.request = req.request;
+            self.outputs.clear();
+        }
+        self.outputs.push(reply.message.text().into_owned());
+        self.outputs
+            .extend(reply.message.calls().map(|c| c.arguments.to_owned()));
+        if !reply.message.has_calls() {
+            let mut needs: Vec<usize> = Vec::new();
+            for step in self
+                .scenario
+                .requests
+                .get(req.request)
+                .map_or(&[][..], |r| &r.steps[..])
+            {
+                for &f in &step.needs {
+                    if !needs.contains(&f) {
+                        needs.push(f);
+                    }
+                }
+            }
+            for f in needs {
+                let fact = &self.scenario.facts[f];
+                reply.facts.needed.push(fact.name.clone());
+                if !self.outputs.iter().any(|o| o.contains(&fact.value)) {
+                    reply.facts.lost.push(fact.name.clone());
+                }
+            }
+        }
+        Ok(reply)
+    }
 }

@@ -53,6 +53,60 @@ impl<'a> ScriptedModel<'a> {
         (self.request, self.step)
     }
 
+    /// Finds where a history stands in the script, for a caller that keeps no state between
+    /// calls (`ctxbench serve`): the request is the one whose user message is the history's last
+    /// (the first such at or after the current one), the step is the number of assistant turns
+    /// after it that were not refetches, and the facts already refetched for that step are those
+    /// whose source the refetches after the last step called. Returns the request.
+    pub fn place(&mut self, messages: &[Message]) -> Result<usize, String> {
+        let Some(at) = messages.iter().rposition(Message::is_request) else {
+            return Err("the request has no user message".into());
+        };
+        let content = messages[at].content();
+        let same = |r: &usize| self.scenario.requests[*r].user.content() == content;
+        let requests = 0..self.scenario.requests.len();
+        let Some(request) = (self.request..requests.end)
+            .find(same)
+            .or_else(|| requests.clone().find(same))
+        else {
+            return Err(format!(
+                "messages[{at}]: the last user message is not one of the requests of scenario {:?}",
+                self.scenario.name
+            ));
+        };
+        let turns: Vec<&Message> = messages[at + 1..]
+            .iter()
+            .filter(|m| m.role() == Role::Assistant)
+            .collect();
+        let is_refetch = |m: &Message| m.has_calls() && m.calls().all(|c| c.id.starts_with("refetch_"));
+        let step = turns.iter().filter(|m| !is_refetch(m)).count();
+        let since_step = turns.iter().rposition(|m| !is_refetch(m)).map_or(0, |i| i + 1);
+        let fetched: Vec<(String, String)> = turns[since_step..]
+            .iter()
+            .flat_map(|m| m.calls())
+            .map(|c| (c.name.to_owned(), c.arguments.to_owned()))
+            .collect();
+        self.request = request;
+        self.step = step;
+        self.refetched = self.scenario.requests[request]
+            .steps
+            .get(step)
+            .map(|s| {
+                s.needs
+                    .iter()
+                    .copied()
+                    .filter(|&f| {
+                        self.scenario.facts[f]
+                            .refetch
+                            .as_ref()
+                            .is_some_and(|src| fetched.contains(src))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(request)
+    }
+
     fn agent(&mut self, req: &ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         if req.request != self.request {
             self.request = req.request;

@@ -11,6 +11,7 @@ mod policy_args;
 mod run;
 mod run_args;
 mod scenarios;
+mod serve;
 mod sweep;
 mod validate;
 
@@ -37,6 +38,7 @@ enum Command {
     Compact(compact::CompactArgs),
     Import(import::ImportArgs),
     Validate(validate::ValidateArgs),
+    Serve(serve::ServeArgs),
 }
 
 /// Exit code for input that cannot be used (bad file, bad flag value).
@@ -55,6 +57,7 @@ pub fn main() -> ExitCode {
         Command::Compact(args) => compact::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Import(args) => import::run(args),
+        Command::Serve(args) => serve::run(args),
     };
     match result {
         Ok(code) => code,

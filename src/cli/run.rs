@@ -3,14 +3,16 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench::compact::Strategy;
+use ctxbench::http::{HttpConfig, HttpModel};
 use ctxbench::human::thousands;
 use ctxbench::model::CallKind;
 use ctxbench::report::{ResultRow, table};
-use ctxbench::run::run_scenario;
+use ctxbench::run::{run_live, run_scenario};
 use ctxbench::scenario::load_scenario;
 use ctxbench::trace::{CallRecord, Outcome};
 
@@ -37,6 +39,32 @@ pub struct RunCommandArgs {
     /// Write the trace (one JSON line per call) to this file.
     #[arg(long, value_name = "FILE")]
     trace: Option<PathBuf>,
+
+    #[command(flatten)]
+    live: LiveArgs,
+}
+
+/// A live model instead of the scripted one.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Live model")]
+struct LiveArgs {
+    /// An OpenAI-compatible API's base URL (`http://127.0.0.1:11434/v1`, `https://api.openai.com/v1`):
+    /// the real model drives the conversation with the scenario's tools; the key, if any, comes
+    /// from CTXBENCH_API_KEY and is never printed or written. Needs --model and --window.
+    #[arg(long, value_name = "URL", requires = "model")]
+    endpoint: Option<String>,
+
+    /// The model to ask for.
+    #[arg(long, value_name = "NAME", requires = "endpoint")]
+    model: Option<String>,
+
+    /// Seconds a call may take, retries aside.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    timeout: u64,
+
+    /// Retries after a 429, a 5xx or a network error, waiting 1 s, 2 s, 4 s… (or as Retry-After says).
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    retries: u32,
 }
 
 const BAR: usize = 40;
@@ -69,9 +97,22 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
         w = BAR + 2
     );
     let threshold_at = ((policy.threshold * BAR as f64).round() as usize).min(BAR);
-    let result = run_scenario(&scenario, &config, &policy, &mut |record| {
-        println!("{}", line(record, threshold_at));
-    });
+    let mut on_call = |record: &CallRecord| println!("{}", line(record, threshold_at));
+    let result = match (&args.live.endpoint, &args.live.model) {
+        (Some(endpoint), Some(model)) => {
+            let http = HttpConfig {
+                api_key: std::env::var("CTXBENCH_API_KEY").ok().filter(|k| !k.is_empty()),
+                timeout: Duration::from_secs(args.live.timeout),
+                retries: args.live.retries,
+                // One run of `serve` per process and strategy, even when several runs share one.
+                user: Some(format!("ctxbench-{}:{}", std::process::id(), config.strategy)),
+                ..HttpConfig::new(endpoint.clone(), model.clone())
+            };
+            let model = HttpModel::new(http, config.tokenizer.counter());
+            run_live(&scenario, &config, &policy, model, &mut on_call)
+        }
+        _ => run_scenario(&scenario, &config, &policy, &mut on_call),
+    };
     if let Some(path) = &args.trace {
         write_atomic(path, &trace_lines(&result.trace)?)?;
         eprintln!("wrote {} ({} calls)", path.display(), result.trace.len());

@@ -47,6 +47,15 @@ pub enum OverflowArg {
     Truncate,
 }
 
+impl From<OverflowArg> for Overflow {
+    fn from(arg: OverflowArg) -> Overflow {
+        match arg {
+            OverflowArg::Reject => Overflow::Reject,
+            OverflowArg::Truncate => Overflow::Truncate,
+        }
+    }
+}
+
 /// `--on-overflow`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum OnOverflowArg {
@@ -81,10 +90,7 @@ impl RunArgs {
             reply_reserve: l.reply_reserve,
             estimator,
             tokenizer,
-            overflow: match self.overflow {
-                OverflowArg::Reject => Overflow::Reject,
-                OverflowArg::Truncate => Overflow::Truncate,
-            },
+            overflow: self.overflow.into(),
             on_overflow: match self.on_overflow {
                 OnOverflowArg::Abort => OnOverflow::Abort,
                 OnOverflowArg::CompactRetry => OnOverflow::CompactRetry,

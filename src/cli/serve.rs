@@ -1,0 +1,230 @@
+//! `ctxbench serve`: the sockets around [`ctxbench::http::serve::Endpoint`]. Worker threads take
+//! requests from one listener; Ctrl-C (or `POST /ctxbench/shutdown`) stops them, and the runs'
+//! results and traces are written.
+
+use std::io::{Read, Write};
+use std::net::IpAddr;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, anyhow, bail};
+use clap::Args;
+use ctxbench::http::error_body;
+use ctxbench::http::serve::{Endpoint, Response, ServeConfig};
+use ctxbench::human::thousands;
+use ctxbench::report::{csv, json, table};
+use ctxbench::scenario::load_scenario;
+use ctxbench::tokens::CounterKind;
+
+use super::output::{trace_lines, write_atomic};
+use super::run_args::OverflowArg;
+
+/// Serve a scenario as an OpenAI-compatible endpoint, to measure any agent from outside.
+///
+/// `POST /v1/chat/completions` plays the scenario's scripted model against whatever history the
+/// client sends: it enforces the window with the true counter, rejects broken pairing and
+/// over-window requests with OpenAI's error shapes, and records every call. `GET /v1/models`
+/// names the scenario; `GET /ctxbench/report` returns the figures so far. Each conversation (its
+/// first user message and the body's `user` field) is its own run. On Ctrl-C or
+/// `POST /ctxbench/shutdown` it writes results.csv, results.json and one trace per run.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  ctxbench serve scenarios/bike-shop-return.json --port 8080\n  \
+                        OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python examples/agent.py scenarios/bike-shop-return.json"
+)]
+pub struct ServeArgs {
+    /// The scenario to play.
+    #[arg(value_name = "SCENARIO")]
+    file: PathBuf,
+
+    /// The port; 0 picks a free one (the `listening on` line says which).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+
+    /// The address to listen on; anything but loopback exposes the endpoint to the network.
+    #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1")]
+    bind: IpAddr,
+
+    /// Context window in tokens; default: the scenario's.
+    #[arg(long, value_name = "TOKENS")]
+    window: Option<u64>,
+
+    /// What the endpoint counts and bills with: o200k or cl100k.
+    #[arg(long, value_name = "NAME", default_value = "o200k")]
+    tokenizer: String,
+
+    /// What it does with a request over the window.
+    #[arg(long, value_enum, default_value_t = OverflowArg::Reject)]
+    overflow: OverflowArg,
+
+    /// Seed of the scripted model's draws (padding, summaries).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+
+    /// Request bodies over this many MiB are refused (413).
+    #[arg(long, value_name = "MIB", default_value_t = 16)]
+    max_body_mib: usize,
+
+    /// Threads answering requests.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    threads: usize,
+
+    /// Where the results and traces go on shutdown.
+    #[arg(short, long, value_name = "DIR", default_value = "reports/serve")]
+    out: PathBuf,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    let scenario = load_scenario(&args.file, args.seed)?;
+    let Some(window) = args.window.or(scenario.window) else {
+        bail!("{}: the scenario sets no window; give one with --window", scenario.path);
+    };
+    let tokenizer = match CounterKind::parse(&args.tokenizer) {
+        Some(k @ (CounterKind::O200k | CounterKind::Cl100k)) => k,
+        _ => bail!(
+            "--tokenizer {:?} is not a tokenizer; expected o200k or cl100k",
+            args.tokenizer
+        ),
+    };
+    let endpoint = Endpoint::new(
+        &scenario,
+        ServeConfig {
+            window,
+            tokenizer,
+            overflow: args.overflow.into(),
+            seed: args.seed,
+            max_body: args.max_body_mib.saturating_mul(1024 * 1024),
+        },
+    );
+    let server = tiny_http::Server::http((args.bind, args.port))
+        .map_err(|e| anyhow!("cannot listen on {}:{}: {e}", args.bind, args.port))?;
+    let addr = server.server_addr().to_ip().context("the listener has no IP address")?;
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let on_signal = stop.clone();
+    ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot catch Ctrl-C")?;
+    println!("listening on http://{addr}");
+    std::io::stdout().flush()?;
+    eprintln!(
+        "{} · window {} · tokenizer {} · overflow {} · seed {} · POST http://{addr}/v1/chat/completions · Ctrl-C writes {}",
+        scenario.name,
+        thousands(window),
+        tokenizer.as_str(),
+        endpoint.config().overflow.as_str(),
+        args.seed,
+        args.out.display()
+    );
+    std::thread::scope(|s| {
+        for _ in 0..args.threads.max(1) {
+            s.spawn(|| serve_requests(&server, &endpoint, &stop));
+        }
+    });
+    let runs = endpoint.runs();
+    let rows = endpoint.rows();
+    write_atomic(&args.out.join("results.csv"), &csv(&rows)?)?;
+    write_atomic(
+        &args.out.join("results.json"),
+        serde_json::to_string_pretty(&json(&rows))?.as_bytes(),
+    )?;
+    for (i, (label, trace, _)) in runs.iter().enumerate() {
+        let name: String = label
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        write_atomic(
+            &args.out.join("traces").join(format!("{:03}-{name}.jsonl", i + 1)),
+            &trace_lines(trace)?,
+        )?;
+    }
+    print!("{}", table(&rows));
+    eprintln!(
+        "wrote {}/results.csv, results.json and {} traces",
+        args.out.display(),
+        runs.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One worker: answers requests until told to stop.
+fn serve_requests(server: &tiny_http::Server, endpoint: &Endpoint<'_>, stop: &AtomicBool) {
+    while !stop.load(Ordering::SeqCst) {
+        let request = match server.recv_timeout(Duration::from_millis(100)) {
+            Ok(Some(request)) => request,
+            Ok(None) => continue,
+            Err(_) => continue,
+        };
+        let response = answer(endpoint, request_parts(endpoint, request));
+        if response.1.shutdown {
+            stop.store(true, Ordering::SeqCst);
+        }
+        let (request, response) = response;
+        let body = response.body.to_string();
+        let reply = tiny_http::Response::from_string(body)
+            .with_status_code(response.status)
+            .with_header(json_header());
+        // A client that went away is its own problem.
+        let _ = request.respond(reply);
+    }
+}
+
+/// The request and its body, or the answer already due (too large, unreadable).
+type Parts = (tiny_http::Request, Result<Vec<u8>, Response>);
+
+fn request_parts(endpoint: &Endpoint<'_>, mut request: tiny_http::Request) -> Parts {
+    let max = endpoint.config().max_body;
+    if request.body_length().is_some_and(|n| n > max) {
+        return (request, Err(endpoint.too_large()));
+    }
+    let mut body = Vec::new();
+    let read = request.as_reader().take(max as u64 + 1).read_to_end(&mut body);
+    let body = match read {
+        Ok(_) if body.len() > max => Err(endpoint.too_large()),
+        Ok(_) => Ok(body),
+        Err(e) => Err(Response {
+            status: 400,
+            body: error_body(
+                &format!("Cannot read the request body: {e}."),
+                "invalid_request_error",
+                None,
+                None,
+            ),
+            shutdown: false,
+        }),
+    };
+    (request, body)
+}
+
+fn answer(endpoint: &Endpoint<'_>, (request, body): Parts) -> (tiny_http::Request, Response) {
+    let body = match body {
+        Ok(body) => body,
+        Err(response) => return (request, response),
+    };
+    let method = request.method().as_str().to_owned();
+    let url = request.url().to_owned();
+    let headers: Vec<(String, String)> = request
+        .headers()
+        .iter()
+        .map(|h| (h.field.as_str().as_str().to_owned(), h.value.as_str().to_owned()))
+        .collect();
+    let response =
+        catch_unwind(AssertUnwindSafe(|| endpoint.handle(&method, &url, &headers, &body))).unwrap_or_else(|_| {
+            Response {
+                status: 500,
+                body: error_body("ctxbench serve failed on this request.", "server_error", None, None),
+                shutdown: false,
+            }
+        });
+    (request, response)
+}
+
+fn json_header() -> tiny_http::Header {
+    tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..]).expect("a constant, valid header")
+}
