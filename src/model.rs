@@ -128,3 +128,10 @@ pub trait Model {
     /// Answers one request.
     fn complete(&mut self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError>;
 }
+
+/// A borrowed model is a model, so a caller keeps it (and what it measured) after a run.
+impl<M: Model + ?Sized> Model for &mut M {
+    fn complete(&mut self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
+        (**self).complete(request)
+    }
+}

@@ -17,3 +17,4 @@ mod renders;
 mod scenario_files;
 mod scenarios;
 mod seed;
+mod serve;
