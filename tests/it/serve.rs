@@ -494,3 +494,23 @@ fn the_python_example_measures_its_own_loop() {
     );
     served.stop();
 }
+
+/// Ctrl-C (SIGINT) ends `serve` cleanly, with its results and traces written.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_writes_the_results() {
+    let dir = scratch("serve-sigint");
+    let mut served = Served::start("scenarios/bike-shop-return.json", &dir.join("serve"), &[]);
+    let first = json!({"messages": [{"role": "user", "content": "Hi! My order #4471 came with a bent front wheel. Can you help?"}]});
+    assert_eq!(
+        post(&format!("{}/v1/chat/completions", served.url), &first.to_string(), &[]).0,
+        200
+    );
+    let pid = served.child.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    let status = served.child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let rows = String::from_utf8_lossy(&read(dir.join("serve/results.csv"))).into_owned();
+    assert_eq!(rows.lines().count(), 2, "{rows}");
+    assert!(dir.join("serve/traces/001-conversation-1.jsonl").exists());
+}
