@@ -9,6 +9,7 @@
 use super::notes::{CLEARED, is_placeholder, mask_placeholder};
 use super::work::{Work, tool_results};
 use crate::conversation::first_user;
+use crate::tokens::json_len::code_points;
 
 /// Tool results after the preamble and older than the last `protect` results, oldest first.
 fn old_results(work: &Work<'_>, protect: usize) -> Vec<(usize, String)> {
@@ -34,7 +35,7 @@ pub(crate) fn mask(work: &mut Work<'_>, m: usize, always: bool) {
             continue;
         }
         let placeholder = mask_placeholder(&tool, content);
-        if content.chars().count() > placeholder.chars().count() && work.rewrite_if_smaller(i, placeholder) {
+        if code_points(content) > code_points(&placeholder) && work.rewrite_if_smaller(i, placeholder) {
             work.counts.masked += 1;
         }
     }

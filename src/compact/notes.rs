@@ -30,7 +30,7 @@ pub fn truncation_note(content: &str, preview: usize, flavor: Flavor) -> String 
                 .char_indices()
                 .nth(preview)
                 .map_or(content.len(), |(byte, _)| byte);
-            (content.chars().count() as u64, cut, "...")
+            (crate::tokens::json_len::code_points(content), cut, "...")
         }
     };
     format!(
@@ -44,7 +44,7 @@ pub const MASKED: &str = "[Output of ";
 
 /// What `mask` writes in place of a result.
 pub fn mask_placeholder(tool: &str, content: &str) -> String {
-    let chars: usize = content.chars().map(char::len_utf16).sum();
+    let chars = crate::tokens::json_len::utf16_len(content);
     format!("{MASKED}{tool} omitted: {chars} chars]")
 }
 

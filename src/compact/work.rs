@@ -5,8 +5,6 @@
 //! as it is now. Removals are collected and applied once per stage ([`Work::apply_removals`]),
 //! so dropping many exchanges costs one pass over the history, not one per exchange.
 
-use serde_json::Value;
-
 use crate::message::{Message, Role};
 use crate::tokens::TokenCounter;
 
@@ -116,26 +114,19 @@ impl<'a> Work<'a> {
 
     /// Replaces message `i`'s content only if that lowers its cost; says whether it did.
     pub(crate) fn rewrite_if_smaller(&mut self, i: usize, content: String) -> bool {
-        let message = &mut self.messages[i];
-        let old = message.replace_content(Value::String(content));
-        let new = self.counter.message_units(message);
-        if new < self.units[i] {
-            self.total = self.total - self.units[i] + new;
-            self.units[i] = new;
-            true
-        } else {
-            message.restore_content(old);
-            false
+        let new = self.counter.units_with_content(&self.messages[i], &content);
+        if new >= self.units[i] {
+            return false;
         }
+        self.messages[i].set_content(content);
+        self.total = self.total - self.units[i] + new;
+        self.units[i] = new;
+        true
     }
 
-    /// How many units rewriting message `i` to `content` would save (0 if none), leaving it as is.
-    pub(crate) fn saving(&mut self, i: usize, content: &str) -> u64 {
-        let message = &mut self.messages[i];
-        let old = message.replace_content(Value::String(content.to_owned()));
-        let new = self.counter.message_units(message);
-        message.restore_content(old);
-        self.units[i].saturating_sub(new)
+    /// How many units rewriting message `i` to `content` would save (0 if none).
+    pub(crate) fn saving(&self, i: usize, content: &str) -> u64 {
+        self.units[i].saturating_sub(self.counter.units_with_content(&self.messages[i], content))
     }
 
     fn recount(&mut self, i: usize) {

@@ -105,7 +105,12 @@ impl Bpe {
 impl Bpe {
     /// 3 + role + content (+ 1 + name) + Σ (call name + arguments + 3).
     fn count_message(&self, message: &Message) -> u64 {
-        let mut n = PER_MESSAGE + self.text(message.role().as_str()) + self.text(&message.text());
+        self.count_message_with(message, &message.text())
+    }
+
+    /// The message's cost with `text` for its content's text.
+    fn count_message_with(&self, message: &Message, text: &str) -> u64 {
+        let mut n = PER_MESSAGE + self.text(message.role().as_str()) + self.text(text);
         if let Some(name) = message.name() {
             n += PER_NAME + self.text(name);
         }
@@ -128,6 +133,10 @@ impl TokenCounter for Bpe {
 
     fn message_units(&self, message: &Message) -> u64 {
         message.cost(self.slot, || self.count_message(message))
+    }
+
+    fn units_with_content(&self, message: &Message, content: &str) -> u64 {
+        self.count_message_with(message, content)
     }
 
     fn text_tokens(&self, text: &str) -> u64 {

@@ -7,7 +7,9 @@
 use serde_json::Value;
 
 use super::TokenCounter;
-use super::json_len::{code_points, js_object_len, py_object_len, utf16_len};
+use super::json_len::{
+    code_points, js_object_len, js_object_len_with_content, py_object_len, py_object_len_with_content, utf16_len,
+};
 use crate::message::Message;
 
 /// Which listing of the seed the estimate follows.
@@ -62,6 +64,13 @@ impl TokenCounter for Chars4 {
         match self.flavor {
             Chars4Flavor::Js => message.cost(0, || js_object_len(object)),
             Chars4Flavor::Py => message.cost(1, || py_object_len(object)),
+        }
+    }
+
+    fn units_with_content(&self, message: &Message, content: &str) -> u64 {
+        match self.flavor {
+            Chars4Flavor::Js => js_object_len_with_content(message.as_map(), content),
+            Chars4Flavor::Py => py_object_len_with_content(message.as_map(), content),
         }
     }
 

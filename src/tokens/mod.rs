@@ -34,6 +34,14 @@ pub trait TokenCounter: Send + Sync {
     /// Units of one history message.
     fn message_units(&self, message: &Message) -> u64;
 
+    /// Units of `message` were its content the string `content`: what a rewrite would cost,
+    /// without making it. The default rewrites a copy; counters that can, subtract and add.
+    fn units_with_content(&self, message: &Message, content: &str) -> u64 {
+        let mut copy = message.clone();
+        copy.set_content(content.to_owned());
+        self.message_units(&copy)
+    }
+
     /// Tokens of a plain text with no framing (what a reply's content or arguments cost).
     fn text_tokens(&self, text: &str) -> u64;
 

@@ -56,6 +56,10 @@ impl TokenCounter for UsageEstimator {
         self.chars4.message_units(message)
     }
 
+    fn units_with_content(&self, message: &Message, content: &str) -> u64 {
+        self.chars4.units_with_content(message, content)
+    }
+
     fn text_tokens(&self, text: &str) -> u64 {
         self.chars4.text_tokens(text)
     }

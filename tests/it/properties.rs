@@ -254,3 +254,21 @@ fn undo_last_drop(before: &[Message], after: &[Message], keep: usize) -> Vec<Mes
         k => dropped_until(before, first, boundaries[k - 1]),
     }
 }
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// What a counter says a rewrite would cost is what the rewritten message costs, for every
+    /// counter and every kind of message (contents null, absent, parts, escapes, CJK, emoji).
+    #[test]
+    fn a_rewrites_cost_is_known_before_it_is_made(c in conversation(), text in crate::generate::text()) {
+        for kind in [CounterKind::Chars4, CounterKind::Chars4Py, CounterKind::O200k, CounterKind::Cl100k] {
+            let counter = kind.counter();
+            for m in c.messages.iter().take(6) {
+                let mut rewritten = m.clone();
+                rewritten.set_content(text.clone());
+                prop_assert_eq!(counter.units_with_content(m, &text), counter.message_units(&rewritten), "{:?}", kind);
+            }
+        }
+    }
+}
