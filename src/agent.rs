@@ -250,21 +250,7 @@ impl<M: Model, T: Tools> Agent<M, T> {
         };
         match &result {
             Ok(reply) => {
-                record.kind = reply.kind;
-                record.true_tokens = reply.usage.prompt_tokens;
-                record.billed_tokens = reply.usage.prompt_tokens;
-                record.prefix_tokens = prefix;
-                record.completion_tokens = reply.usage.completion_tokens;
-                record.outcome = if reply.usage.truncated {
-                    Outcome::Truncated
-                } else {
-                    Outcome::Ok
-                };
-                record.reply_calls = reply.message.calls().count();
-                record.step = reply.facts.step.map(|(r, s)| [r + 1, s + 1]);
-                record.needed = reply.facts.needed.clone();
-                record.lost = reply.facts.lost.clone();
-                record.refetched = reply.facts.refetched.clone();
+                record.accept(reply, prefix);
                 if let Some(usage) = &self.usage {
                     let units = usage.prefix_units(c.system.as_ref(), &c.tools)
                         + c.messages.iter().map(|m| usage.message_units(m)).sum::<u64>();

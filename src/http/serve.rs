@@ -333,21 +333,7 @@ impl<'a> Endpoint<'a> {
         let response = match result {
             Ok(reply) => {
                 let prefix_units = run.prefix.units(self.counter.as_ref(), c.system.as_ref(), &c.tools);
-                record.kind = reply.kind;
-                record.true_tokens = reply.usage.prompt_tokens;
-                record.billed_tokens = reply.usage.prompt_tokens;
-                record.prefix_tokens = self.counter.tokens(prefix_units);
-                record.completion_tokens = reply.usage.completion_tokens;
-                record.outcome = if reply.usage.truncated {
-                    Outcome::Truncated
-                } else {
-                    Outcome::Ok
-                };
-                record.reply_calls = reply.message.calls().count();
-                record.step = reply.facts.step.map(|(r, s)| [r + 1, s + 1]);
-                record.needed = reply.facts.needed.clone();
-                record.lost = reply.facts.lost.clone();
-                record.refetched = reply.facts.refetched.clone();
+                record.accept(&reply, self.counter.tokens(prefix_units));
                 if let (Some(step), CallKind::Agent) = (reply.facts.step, reply.kind) {
                     run.played.insert(step);
                 }

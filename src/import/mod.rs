@@ -71,7 +71,7 @@ pub fn import(text: &str, source_name: &str, name: &str, options: &ImportOptions
     let scenario = scenario_file(name, source_name, &walked, &facts, &tools, options, &mut notes)?;
     let places = places(&walked);
     let counts = Counts {
-        requests: walked.requests.iter().filter(|r| !r.steps.is_empty()).count(),
+        requests: walked.answered_requests(),
         steps: walked.calls_at.len(),
         tool_calls: walked
             .requests
@@ -179,7 +179,7 @@ fn scenario_file(
         "description".into(),
         format!(
             "Imported from {source_name}: {} requests, {steps} model turns; {used} facts found automatically.",
-            w.requests.len()
+            w.answered_requests()
         )
         .into(),
     );

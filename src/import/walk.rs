@@ -24,6 +24,13 @@ pub(crate) struct Walked {
     pub finder: FactFinder,
 }
 
+impl Walked {
+    /// Requests a model turn answered (a last user message nothing answered is not one).
+    pub(crate) fn answered_requests(&self) -> usize {
+        self.requests.iter().filter(|r| !r.steps.is_empty()).count()
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct WalkedRequest {
     /// `(index, message)` of the messages replayed before the user message.
