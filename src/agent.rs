@@ -270,7 +270,10 @@ impl<M: Model, T: Tools> Agent<M, T> {
                 record.outcome = Outcome::PairingError;
                 record.stops_run = true;
             }
-            Err(_) => record.stops_run = true,
+            Err(_) => {
+                record.outcome = Outcome::Error;
+                record.stops_run = true;
+            }
         }
         self.tokens_sent += record.billed_tokens;
         record.tokens_sent = self.tokens_sent;
@@ -323,7 +326,8 @@ impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
                 Outcome::Ok,
             ),
             Err(ModelError::ContextWindowExceeded { needed, .. }) => (*needed, 0, 0, Outcome::Overflow),
-            Err(_) => (0, 0, 0, Outcome::PairingError),
+            Err(ModelError::Pairing(_)) => (0, 0, 0, Outcome::PairingError),
+            Err(_) => (0, 0, 0, Outcome::Error),
         };
         *self.tokens_sent += billed;
         let record = CallRecord {

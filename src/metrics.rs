@@ -81,7 +81,7 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
             Outcome::Overflow => m.overflows += 1,
             Outcome::PairingError => m.pairing_errors += 1,
             Outcome::Truncated => m.silent_truncations += 1,
-            Outcome::Ok => {}
+            Outcome::Ok | Outcome::Error => {}
         }
         if matches!(r.outcome, Outcome::Ok | Outcome::Truncated) {
             m.tokens_sent += r.billed_tokens;

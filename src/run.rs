@@ -115,6 +115,8 @@ pub struct RunResult {
     pub trace: Vec<CallRecord>,
     /// The figures.
     pub metrics: RunMetrics,
+    /// Why the run stopped before its end, if it did (`context length exceeded: …`).
+    pub stopped: Option<String>,
 }
 
 /// Replays `scenario` with `config` (whose policy must be valid and have a window); `on_call`
@@ -204,6 +206,7 @@ fn run_loop<M: Model>(
         usage,
     );
     let mut completed = true;
+    let mut stopped = None;
     for (r, request) in scenario.requests.iter().enumerate() {
         if request.steps.is_empty() {
             // A request with no steps ends the run there.
@@ -211,8 +214,9 @@ fn run_loop<M: Model>(
         }
         agent.conversation.messages.extend(request.before.iter().cloned());
         let max_turns = config.max_turns.unwrap_or(request.max_turns.max(min_turns));
-        if let Ask::Stopped(_) = agent.ask(r, request.user.clone(), max_turns, on_call) {
+        if let Ask::Stopped(reason) = agent.ask(r, request.user.clone(), max_turns, on_call) {
             completed = false;
+            stopped = Some(reason);
             break;
         }
     }
@@ -223,7 +227,11 @@ fn run_loop<M: Model>(
         record.strategy.clone_from(&strategy);
     }
     let metrics = metrics(scenario, &trace, completed);
-    RunResult { trace, metrics }
+    RunResult {
+        trace,
+        metrics,
+        stopped,
+    }
 }
 
 /// Judges a live model's facts, when it reports none: when it answers a request, each fact the

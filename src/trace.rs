@@ -21,6 +21,9 @@ pub enum Outcome {
     PairingError,
     /// Accepted after the server cut its oldest messages (`--overflow truncate`).
     Truncated,
+    /// The call failed otherwise (a live endpoint unreachable, or answering with an error after
+    /// its retries). Billed 0. The run stops.
+    Error,
 }
 
 /// What the compactor did before a call.

@@ -50,7 +50,7 @@ pub struct RunCommandArgs {
 struct LiveArgs {
     /// An OpenAI-compatible API's base URL (`http://127.0.0.1:11434/v1`, `https://api.openai.com/v1`):
     /// the real model drives the conversation with the scenario's tools; the key, if any, comes
-    /// from CTXBENCH_API_KEY and is never printed or written. Needs --model and --window.
+    /// from CTXBENCH_API_KEY and is never printed or written. Needs --model, and --window when the scenario sets none.
     #[arg(long, value_name = "URL", requires = "model")]
     endpoint: Option<String>,
 
@@ -113,6 +113,9 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
         }
         _ => run_scenario(&scenario, &config, &policy, &mut on_call),
     };
+    if let Some(reason) = &result.stopped {
+        eprintln!("the run stopped: {reason}");
+    }
     if let Some(path) = &args.trace {
         write_atomic(path, &trace_lines(&result.trace)?)?;
         eprintln!("wrote {} ({} calls)", path.display(), result.trace.len());
@@ -122,6 +125,10 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
         "{}",
         table(&[ResultRow::new(&scenario, &config, &policy, &result.metrics)])
     );
+    // A call that failed (not a rejection the figures count) measured nothing: not a finding.
+    if result.trace.last().is_some_and(|r| r.outcome == Outcome::Error) {
+        return Ok(ExitCode::from(super::EXIT_BAD_INPUT));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -163,6 +170,7 @@ fn line(r: &CallRecord, threshold_at: usize) -> String {
         Outcome::Overflow => notes.push("OVERFLOW: rejected".into()),
         Outcome::PairingError => notes.push("PAIRING ERROR: rejected".into()),
         Outcome::Truncated => notes.push("server cut old messages".into()),
+        Outcome::Error => notes.push("ERROR: the call failed".into()),
         Outcome::Ok => {}
     }
     if r.retry {

@@ -379,7 +379,10 @@ impl<'a> Endpoint<'a> {
                     None,
                 )
             }
-            Err(e) => Response::json(500, error_body(&e.to_string(), "server_error", None, None)),
+            Err(e) => {
+                record.outcome = Outcome::Error;
+                Response::json(500, error_body(&e.to_string(), "server_error", None, None))
+            }
         };
         run.tokens_sent += record.billed_tokens;
         record.tokens_sent = run.tokens_sent;
@@ -397,7 +400,7 @@ impl<'a> Endpoint<'a> {
                 let stopped = run
                     .trace
                     .iter()
-                    .any(|r| matches!(r.outcome, Outcome::Overflow | Outcome::PairingError));
+                    .any(|r| matches!(r.outcome, Outcome::Overflow | Outcome::PairingError | Outcome::Error));
                 let completed = !stopped && run.played.len() == steps;
                 let figures = metrics(self.scenario, &run.trace, completed);
                 (run.label.clone(), run.trace.clone(), figures)

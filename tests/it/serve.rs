@@ -514,3 +514,26 @@ fn ctrl_c_writes_the_results() {
     assert_eq!(rows.lines().count(), 2, "{rows}");
     assert!(dir.join("serve/traces/001-conversation-1.jsonl").exists());
 }
+
+/// An endpoint that cannot be reached stops the run with the reason, and `run` exits 2.
+#[test]
+fn an_unreachable_endpoint_is_said_and_exits_2() {
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", closed.local_addr().unwrap());
+    drop(closed);
+    let assert = ctxbench()
+        .args([
+            "run",
+            "scenarios/bike-shop-return.json",
+            "--model",
+            "m",
+            "--retries",
+            "0",
+            "--endpoint",
+        ])
+        .arg(&url)
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(stderr.contains("the run stopped:") && stderr.contains(&url), "{stderr}");
+}
