@@ -64,13 +64,35 @@ impl PrefixCache {
     /// `counter.prefix_units(system, tools)`, counted again only when either changed.
     pub(crate) fn units(&mut self, counter: &dyn TokenCounter, system: Option<&Message>, tools: &[Value]) -> u64 {
         if let Some((s, t, units)) = &self.0 {
-            if s.as_ref() == system && t.as_slice() == tools {
+            if s.as_ref() == system && t.len() == tools.len() && t.iter().zip(tools).all(|(a, b)| same(a, b)) {
                 return *units;
             }
         }
         let units = counter.prefix_units(system, tools);
         self.0 = Some((system.cloned(), tools.to_vec(), units));
         units
+    }
+}
+
+/// `a == b`, walking both in step: objects whose keys come in the same order (a clone's do) are
+/// compared field by field without hashing a key; any other pair falls back to `==`.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
+            let mut in_step = true;
+            for ((kx, vx), (ky, vy)) in x.iter().zip(y) {
+                if kx != ky {
+                    in_step = false;
+                    break;
+                }
+                if !same(vx, vy) {
+                    return false;
+                }
+            }
+            in_step || a == b
+        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        _ => a == b,
     }
 }
 
@@ -126,5 +148,24 @@ impl CounterKind {
 impl fmt::Display for CounterKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::same;
+
+    #[test]
+    fn same_is_equality() {
+        let a = json!({"type": "function", "function": {"name": "get", "parameters": {"a": [1, {"b": null}]}}});
+        assert!(same(&a, &a.clone()));
+        let reordered = json!({"function": {"parameters": {"a": [1, {"b": null}]}, "name": "get"}, "type": "function"});
+        assert!(same(&a, &reordered), "key order does not make two objects differ");
+        let changed = json!({"type": "function", "function": {"name": "get", "parameters": {"a": [1, {"b": 0}]}}});
+        assert!(!same(&a, &changed));
+        assert!(!same(&json!([1, 2]), &json!([1, 2, 3])));
+        assert!(!same(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
     }
 }
