@@ -74,14 +74,6 @@ impl<M: Model> Provider<M> {
     pub fn inner_mut(&mut self) -> &mut M {
         &mut self.inner
     }
-
-    fn reply_tokens(&self, message: &Message) -> u64 {
-        let mut n = self.counter.text_tokens(&message.text());
-        for call in message.calls() {
-            n += self.counter.text_tokens(call.name) + self.counter.text_tokens(call.arguments);
-        }
-        n
-    }
 }
 
 /// Drops messages oldest first (never the newest), then results left without their call, until
@@ -143,7 +135,7 @@ impl<M: Model> Model for Provider<M> {
         }
         let mut reply = self.inner.complete(req)?;
         reply.usage.prompt_tokens = prompt_tokens;
-        reply.usage.completion_tokens = self.reply_tokens(&reply.message);
+        reply.usage.completion_tokens = self.counter.reply_tokens(&reply.message);
         reply.usage.truncated = truncated;
         Ok(reply)
     }

@@ -21,6 +21,15 @@ use crate::scenario::padding::{mix, padding};
 use crate::scenario::{PadStyle, Scenario, Step};
 use crate::tokens::Bpe;
 
+/// How the ids of a refetch call's tool calls begin (`refetch_<request>_<step>_<k>`): what tells
+/// a refetch from an agent turn, in a history and over the wire.
+pub const REFETCH_ID_PREFIX: &str = "refetch_";
+
+/// Whether an assistant message is a refetch: it has calls, all with refetch ids.
+pub fn is_refetch(message: &Message) -> bool {
+    message.has_calls() && message.calls().all(|c| c.id.starts_with(REFETCH_ID_PREFIX))
+}
+
 /// What a lost value becomes in the model's output.
 pub const UNKNOWN: &str = "[unknown]";
 
@@ -78,7 +87,6 @@ impl<'a> ScriptedModel<'a> {
             .iter()
             .filter(|m| m.role() == Role::Assistant)
             .collect();
-        let is_refetch = |m: &Message| m.has_calls() && m.calls().all(|c| c.id.starts_with("refetch_"));
         let step = turns.iter().filter(|m| !is_refetch(m)).count();
         let since_step = turns.iter().rposition(|m| !is_refetch(m)).map_or(0, |i| i + 1);
         let fetched: Vec<(String, String)> = turns[since_step..]
@@ -174,7 +182,7 @@ impl<'a> ScriptedModel<'a> {
             .iter()
             .enumerate()
             .map(|(k, (name, arguments))| {
-                let id = format!("refetch_{}_{}_{k}", self.request + 1, self.step + 1);
+                let id = format!("{REFETCH_ID_PREFIX}{}_{}_{k}", self.request + 1, self.step + 1);
                 json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
             })
             .collect();

@@ -121,15 +121,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             s.spawn(|| serve_requests(&server, &endpoint, &stop));
         }
     });
-    let runs = endpoint.runs();
-    let rows = endpoint.rows();
+    let (rows, traces): (Vec<_>, Vec<_>) = endpoint.runs().into_iter().unzip();
     write_atomic(&args.out.join("results.csv"), &csv(&rows)?)?;
     write_atomic(
         &args.out.join("results.json"),
         serde_json::to_string_pretty(&json(&rows))?.as_bytes(),
     )?;
-    for (i, (label, trace, _)) in runs.iter().enumerate() {
-        let name: String = label
+    for (i, (row, trace)) in rows.iter().zip(&traces).enumerate() {
+        let name: String = row
+            .key
+            .strategy
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || "-_.".contains(c) {
@@ -148,7 +149,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     eprintln!(
         "wrote {}/results.csv, results.json and {} traces",
         args.out.display(),
-        runs.len()
+        traces.len()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -156,18 +157,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 /// One worker: answers requests until told to stop.
 fn serve_requests(server: &tiny_http::Server, endpoint: &Endpoint<'_>, stop: &AtomicBool) {
     while !stop.load(Ordering::SeqCst) {
-        let request = match server.recv_timeout(Duration::from_millis(100)) {
-            Ok(Some(request)) => request,
-            Ok(None) => continue,
-            Err(_) => continue,
+        let Ok(Some(mut request)) = server.recv_timeout(Duration::from_millis(100)) else {
+            continue;
         };
-        let response = answer(endpoint, request_parts(endpoint, request));
-        if response.1.shutdown {
+        let response = answer(endpoint, &mut request);
+        if response.shutdown {
             stop.store(true, Ordering::SeqCst);
         }
-        let (request, response) = response;
-        let body = response.body.to_string();
-        let reply = tiny_http::Response::from_string(body)
+        let reply = tiny_http::Response::from_string(response.body.to_string())
             .with_status_code(response.status)
             .with_header(json_header());
         // A client that went away is its own problem.
@@ -175,38 +172,30 @@ fn serve_requests(server: &tiny_http::Server, endpoint: &Endpoint<'_>, stop: &At
     }
 }
 
-/// The request and its body, or the answer already due (too large, unreadable).
-type Parts = (tiny_http::Request, Result<Vec<u8>, Response>);
-
-fn request_parts(endpoint: &Endpoint<'_>, mut request: tiny_http::Request) -> Parts {
+/// The answer to one request: refused when its body is too large or unreadable, else the
+/// endpoint's (a panic becomes a 500, so no request brings the server down).
+fn answer(endpoint: &Endpoint<'_>, request: &mut tiny_http::Request) -> Response {
     let max = endpoint.config().max_body;
     if request.body_length().is_some_and(|n| n > max) {
-        return (request, Err(endpoint.too_large()));
+        return endpoint.too_large();
     }
     let mut body = Vec::new();
-    let read = request.as_reader().take(max as u64 + 1).read_to_end(&mut body);
-    let body = match read {
-        Ok(_) if body.len() > max => Err(endpoint.too_large()),
-        Ok(_) => Ok(body),
-        Err(e) => Err(Response {
-            status: 400,
-            body: error_body(
-                &format!("Cannot read the request body: {e}."),
-                "invalid_request_error",
-                None,
-                None,
-            ),
-            shutdown: false,
-        }),
-    };
-    (request, body)
-}
-
-fn answer(endpoint: &Endpoint<'_>, (request, body): Parts) -> (tiny_http::Request, Response) {
-    let body = match body {
-        Ok(body) => body,
-        Err(response) => return (request, response),
-    };
+    match request.as_reader().take(max as u64 + 1).read_to_end(&mut body) {
+        Ok(_) if body.len() > max => return endpoint.too_large(),
+        Ok(_) => {}
+        Err(e) => {
+            return Response {
+                status: 400,
+                body: error_body(
+                    &format!("Cannot read the request body: {e}."),
+                    "invalid_request_error",
+                    None,
+                    None,
+                ),
+                shutdown: false,
+            };
+        }
+    }
     let method = request.method().as_str().to_owned();
     let url = request.url().to_owned();
     let headers: Vec<(String, String)> = request
@@ -214,15 +203,11 @@ fn answer(endpoint: &Endpoint<'_>, (request, body): Parts) -> (tiny_http::Reques
         .iter()
         .map(|h| (h.field.as_str().as_str().to_owned(), h.value.as_str().to_owned()))
         .collect();
-    let response =
-        catch_unwind(AssertUnwindSafe(|| endpoint.handle(&method, &url, &headers, &body))).unwrap_or_else(|_| {
-            Response {
-                status: 500,
-                body: error_body("ctxbench serve failed on this request.", "server_error", None, None),
-                shutdown: false,
-            }
-        });
-    (request, response)
+    catch_unwind(AssertUnwindSafe(|| endpoint.handle(&method, &url, &headers, &body))).unwrap_or_else(|_| Response {
+        status: 500,
+        body: error_body("ctxbench serve failed on this request.", "server_error", None, None),
+        shutdown: false,
+    })
 }
 
 fn json_header() -> tiny_http::Header {

@@ -17,6 +17,7 @@ use crate::compact::SummaryAsk;
 use crate::message::Message;
 use crate::model::{CallKind, FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
 use crate::pairing::check_pairing;
+use crate::scripted::is_refetch;
 use crate::tokens::TokenCounter;
 
 /// Where and how to call.
@@ -195,13 +196,7 @@ impl HttpModel {
         let count = |key: &str| usage.get(key).and_then(Value::as_u64);
         let prompt_tokens =
             count("prompt_tokens").unwrap_or_else(|| self.counter.count(req.system, req.messages, req.tools));
-        let completion_tokens = count("completion_tokens").unwrap_or_else(|| {
-            self.counter.text_tokens(&message.text())
-                + message
-                    .calls()
-                    .map(|c| self.counter.text_tokens(c.name) + self.counter.text_tokens(c.arguments))
-                    .sum::<u64>()
-        });
+        let completion_tokens = count("completion_tokens").unwrap_or_else(|| self.counter.reply_tokens(&message));
         let names = |key: &str| -> Vec<String> {
             usage
                 .get(key)
@@ -215,10 +210,9 @@ impl HttpModel {
             .and_then(|s| Some((s.first()?.as_u64()? as usize, s.get(1)?.as_u64()? as usize)))
             .filter(|(r, s)| *r > 0 && *s > 0)
             .map(|(r, s)| (r - 1, s - 1));
-        let refetch = message.has_calls() && message.calls().all(|c| c.id.starts_with("refetch_"));
         let kind = match req.kind {
             CallKind::Summary => CallKind::Summary,
-            _ if refetch => CallKind::Refetch,
+            _ if is_refetch(&message) => CallKind::Refetch,
             _ => CallKind::Agent,
         };
         Ok(ModelReply {

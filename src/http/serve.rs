@@ -390,8 +390,9 @@ impl<'a> Endpoint<'a> {
         response
     }
 
-    /// Every run so far: its label, trace and figures, in the order they began.
-    pub fn runs(&self) -> Vec<(String, Vec<CallRecord>, RunMetrics)> {
+    /// Every run so far, in the order they began: its result row (the strategy column holds the
+    /// run's label: the endpoint does not know the client's strategy) and its trace.
+    pub fn runs(&self) -> Vec<(ResultRow, Vec<CallRecord>)> {
         let list: Vec<Arc<Mutex<Run<'a>>>> = lock(&self.runs).list.clone();
         let steps: usize = self.scenario.requests.iter().map(|r| r.steps.len()).sum();
         list.iter()
@@ -402,35 +403,30 @@ impl<'a> Endpoint<'a> {
                     .iter()
                     .any(|r| matches!(r.outcome, Outcome::Overflow | Outcome::PairingError | Outcome::Error));
                 let completed = !stopped && run.played.len() == steps;
-                let figures = metrics(self.scenario, &run.trace, completed);
-                (run.label.clone(), run.trace.clone(), figures)
+                let metrics = metrics(self.scenario, &run.trace, completed);
+                (self.row(run.label.clone(), metrics), run.trace.clone())
             })
             .collect()
     }
 
-    /// The figures of every run so far, as result rows (the strategy column holds the run's
-    /// label: the endpoint does not know the client's strategy).
-    pub fn rows(&self) -> Vec<ResultRow> {
-        self.runs()
-            .into_iter()
-            .map(|(label, _, metrics)| ResultRow {
-                key: RunKey {
-                    scenario: self.scenario.name.clone(),
-                    strategy: label,
-                    window: self.config.window,
-                    threshold: 1.0,
-                    keep_recent_turns: 0,
-                    reply_reserve: 0,
-                    estimator: "external".into(),
-                    tokenizer: self.config.tokenizer.as_str().into(),
-                    overflow: self.config.overflow.as_str().into(),
-                    on_overflow: "external".into(),
-                    max_turns: None,
-                    seed: self.config.seed,
-                },
-                metrics,
-            })
-            .collect()
+    fn row(&self, label: String, metrics: RunMetrics) -> ResultRow {
+        ResultRow {
+            key: RunKey {
+                scenario: self.scenario.name.clone(),
+                strategy: label,
+                window: self.config.window,
+                threshold: 1.0,
+                keep_recent_turns: 0,
+                reply_reserve: 0,
+                estimator: "external".into(),
+                tokenizer: self.config.tokenizer.as_str().into(),
+                overflow: self.config.overflow.as_str().into(),
+                on_overflow: "external".into(),
+                max_turns: None,
+                seed: self.config.seed,
+            },
+            metrics,
+        }
     }
 
     /// `GET /ctxbench/report`: the settings and each run's figures so far.
@@ -438,7 +434,7 @@ impl<'a> Endpoint<'a> {
         let runs: Vec<Value> = self
             .runs()
             .into_iter()
-            .map(|(label, trace, m)| json!({"run": label, "calls": trace.len(), "figures": m}))
+            .map(|(row, trace)| json!({"run": row.key.strategy, "calls": trace.len(), "figures": row.metrics}))
             .collect();
         json!({
             "scenario": self.scenario.name,

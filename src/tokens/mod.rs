@@ -48,6 +48,15 @@ pub trait TokenCounter: Send + Sync {
     /// Tokens of a request whose parts sum to `units`. Non-decreasing in `units`.
     fn tokens(&self, units: u64) -> u64;
 
+    /// Tokens of a reply, as a server bills it: its content, and each call's name and arguments.
+    fn reply_tokens(&self, message: &Message) -> u64 {
+        self.text_tokens(&message.text())
+            + message
+                .calls()
+                .map(|c| self.text_tokens(c.name) + self.text_tokens(c.arguments))
+                .sum::<u64>()
+    }
+
     /// Tokens of a whole request.
     fn count(&self, system: Option<&Message>, messages: &[Message], tools: &[Value]) -> u64 {
         let units = self.prefix_units(system, tools) + messages.iter().map(|m| self.message_units(m)).sum::<u64>();
