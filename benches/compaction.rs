@@ -41,7 +41,7 @@ fn history(messages: usize, seed: u64) -> Conversation {
         )),
         system_index: 0,
         messages: out,
-        tools: vec![],
+        tools: Default::default(),
     }
 }
 

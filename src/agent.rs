@@ -13,6 +13,7 @@ use crate::message::{Message, Role};
 use crate::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
 use crate::tokens::TokenCounter;
 use crate::tokens::usage::UsageEstimator;
+use crate::tool_schemas::NO_TOOLS;
 use crate::tools::Tools;
 use crate::trace::{CallRecord, CompactionRecord, Outcome};
 
@@ -85,7 +86,6 @@ pub struct Agent<M, T> {
     usage: Option<Arc<UsageEstimator>>,
     trace: Vec<CallRecord>,
     tokens_sent: u64,
-    prefix: crate::tokens::PrefixCache,
 }
 
 impl<M: Model, T: Tools> Agent<M, T> {
@@ -114,7 +114,6 @@ impl<M: Model, T: Tools> Agent<M, T> {
             usage,
             trace: Vec::new(),
             tokens_sent: 0,
-            prefix: Default::default(),
         }
     }
 
@@ -228,11 +227,9 @@ impl<M: Model, T: Tools> Agent<M, T> {
         if matches!(result, Err(ModelError::ScriptEnded)) {
             return result;
         }
-        let prefix = self.true_counter.tokens(self.prefix.units(
-            self.true_counter.as_ref(),
-            c.system.as_ref(),
-            &c.tools,
-        ));
+        let prefix = self
+            .true_counter
+            .tokens(self.true_counter.prefix_units(c.system.as_ref(), &c.tools));
         let mut record = CallRecord {
             strategy: self.compactor.strategy().to_string(),
             turn,
@@ -304,16 +301,16 @@ impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
         let body = |from: usize| vec![Message::new(Role::User, texts[from..].join("\n"))];
         let mut from = 0;
         let mut messages = body(from);
-        while from + 1 < texts.len() && self.estimator.count(Some(&system), &messages, &[]) > self.window {
+        while from + 1 < texts.len() && self.estimator.count(Some(&system), &messages, &NO_TOOLS) > self.window {
             from += 1;
             messages = body(from);
         }
-        let estimated_tokens = self.estimator.count(Some(&system), &messages, &[]);
+        let estimated_tokens = self.estimator.count(Some(&system), &messages, &NO_TOOLS);
         let req = ModelRequest {
             kind: CallKind::Summary,
             system: Some(&system),
             messages: &messages,
-            tools: &[],
+            tools: &NO_TOOLS,
             request: self.request,
             summary: Some(ask),
         };

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::message::{Message, Role};
+use crate::tool_schemas::ToolSchemas;
 
 /// The system prompt, the history and the tool schemas of one request to the model.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +20,7 @@ pub struct Conversation {
     /// Every message but the system prompt, oldest first.
     pub messages: Vec<Message>,
     /// The request's `tools` array (OpenAI function schemas), verbatim.
-    pub tools: Vec<Value>,
+    pub tools: ToolSchemas,
 }
 
 impl Conversation {
@@ -35,7 +36,7 @@ impl Conversation {
             system,
             system_index: system_index.unwrap_or(0),
             messages,
-            tools,
+            tools: tools.into(),
         }
     }
 

@@ -6,6 +6,7 @@
 //! - [`message`]: one chat message in OpenAI's wire format, kept verbatim.
 //! - [`pairing`]: the rule tying tool calls to their results; the one check everyone uses.
 //! - [`conversation`]: system prompt, history and tools; preamble, requests, protected tail.
+//! - [`tool_schemas`]: a request's `tools` array, counted once per counter.
 //! - [`tokens`]: estimators (`chars4`, `chars4-py`) and exact counters (`o200k`, `cl100k`).
 //! - [`policy`]: window, threshold, protected requests, reply reserve, and the limit they give.
 //! - [`compact`]: strategies, pipelines, and the [`Compactor`] that runs them.
@@ -55,6 +56,7 @@ pub mod scenario;
 pub mod scripted;
 pub mod sweep;
 pub mod tokens;
+pub mod tool_schemas;
 pub mod tools;
 pub mod trace;
 
@@ -66,3 +68,4 @@ pub use pairing::{Pairing, PairingError, check_pairing};
 pub use policy::Policy;
 pub use request_body::RequestBody;
 pub use tokens::{CounterKind, TokenCounter};
+pub use tool_schemas::ToolSchemas;

@@ -4,11 +4,10 @@
 
 use std::fmt;
 
-use serde_json::Value;
-
 use crate::compact::SummaryAsk;
 use crate::message::Message;
 use crate::pairing::PairingError;
+use crate::tool_schemas::ToolSchemas;
 
 /// Why a call was made.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
@@ -43,7 +42,7 @@ pub struct ModelRequest<'a> {
     /// The history.
     pub messages: &'a [Message],
     /// Tool schemas.
-    pub tools: &'a [Value],
+    pub tools: &'a ToolSchemas,
     /// Which request of the conversation the loop is answering (0-based); a live model ignores it.
     pub request: usize,
     /// For a summary call: what the summary is asked to keep, and its size.

@@ -69,9 +69,11 @@ impl fmt::Display for PairingError {
 
 impl std::error::Error for PairingError {}
 
-/// The calls of one assistant message still waiting for results.
+/// The calls of the nearest assistant message that made some, still waiting for results. One
+/// buffer for the whole check: a history of many exchanges allocates once.
 struct Open<'a> {
-    index: usize,
+    /// Index of the assistant message, `None` when no calls are open.
+    index: Option<usize>,
     /// `(id, answered)`; a list, as parallel calls are few and ids may repeat.
     calls: Vec<(&'a str, bool)>,
 }
@@ -79,48 +81,53 @@ struct Open<'a> {
 /// Checks the pairing rule over a history (system prompt excluded or not: it is not a tool
 /// message, so it changes nothing). Linear in the number of messages and calls.
 pub fn check_pairing(messages: &[Message]) -> Result<Pairing, PairingError> {
-    let mut open: Option<Open<'_>> = None;
+    let mut open = Open {
+        index: None,
+        calls: Vec::new(),
+    };
     for (index, message) in messages.iter().enumerate() {
         if message.role() == Role::Tool {
             let id = message.tool_call_id().unwrap_or_default();
-            let Some(block) = open.as_mut() else {
-                return Err(PairingError::OrphanResult {
+            let error = if open.index.is_none() {
+                PairingError::OrphanResult {
                     index,
                     id: id.to_owned(),
-                });
-            };
-            if let Some(slot) = block.calls.iter_mut().find(|(call, answered)| *call == id && !answered) {
+                }
+            } else if let Some(slot) = open.calls.iter_mut().find(|(call, answered)| *call == id && !answered) {
                 slot.1 = true;
-            } else if block.calls.iter().any(|(call, _)| *call == id) {
-                return Err(PairingError::DuplicateResult {
+                continue;
+            } else if open.calls.iter().any(|(call, _)| *call == id) {
+                PairingError::DuplicateResult {
                     index,
                     id: id.to_owned(),
-                });
+                }
             } else {
-                return Err(PairingError::OrphanResult {
+                PairingError::OrphanResult {
                     index,
                     id: id.to_owned(),
-                });
-            }
-            continue;
+                }
+            };
+            return Err(error);
         }
-        if let Some(block) = open.take() {
-            if let Some((id, _)) = block.calls.iter().find(|(_, answered)| !answered) {
+        if let Some(at) = open.index.take() {
+            if let Some((id, _)) = open.calls.iter().find(|(_, answered)| !answered) {
                 return Err(PairingError::UnansweredCall {
-                    index: block.index,
+                    index: at,
                     id: (*id).to_owned(),
                     interrupted_by: index,
                 });
             }
         }
         if message.role() == Role::Assistant && message.has_calls() {
-            open = Some(Open {
-                index,
-                calls: message.calls().map(|c| (c.id, false)).collect(),
-            });
+            open.index = Some(index);
+            open.calls.clear();
+            open.calls.extend(message.calls().map(|c| (c.id, false)));
         }
     }
-    let pending_calls = open.map_or(0, |block| block.calls.iter().filter(|(_, answered)| !answered).count());
+    let pending_calls = match open.index {
+        Some(_) => open.calls.iter().filter(|(_, answered)| !answered).count(),
+        None => 0,
+    };
     Ok(Pairing { pending_calls })
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::message::{Message, Role};
 use crate::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::pairing::check_pairing;
-use crate::tokens::{PrefixCache, TokenCounter};
+use crate::tokens::TokenCounter;
 
 /// What the server does with a request over the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -50,7 +50,6 @@ pub struct Provider<M> {
     counter: Arc<dyn TokenCounter>,
     window: u64,
     overflow: Overflow,
-    prefix: PrefixCache,
 }
 
 impl<M: Model> Provider<M> {
@@ -61,7 +60,6 @@ impl<M: Model> Provider<M> {
             counter,
             window,
             overflow,
-            prefix: PrefixCache::default(),
         }
     }
 
@@ -97,7 +95,7 @@ fn cut_to_fit(counter: &dyn TokenCounter, req: &ModelRequest<'_>, window: u64) -
 impl<M: Model> Model for Provider<M> {
     fn complete(&mut self, req: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         check_pairing(req.messages).map_err(ModelError::Pairing)?;
-        let prefix = self.prefix.units(self.counter.as_ref(), req.system, req.tools);
+        let prefix = self.counter.prefix_units(req.system, req.tools);
         let count = |messages: &[Message]| {
             self.counter
                 .tokens(prefix + messages.iter().map(|m| self.counter.message_units(m)).sum::<u64>())

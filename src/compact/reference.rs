@@ -14,6 +14,7 @@ use super::truncate::truncate;
 use super::work::{Counts, Work};
 use crate::message::Message;
 use crate::tokens::{Chars4, Chars4Flavor, TokenCounter};
+use crate::tool_schemas::NO_TOOLS;
 
 /// The estimator each listing uses.
 pub(crate) fn seed_estimator(flavor: Flavor) -> Chars4 {
@@ -34,7 +35,7 @@ pub(crate) fn reference(
     keep: usize,
     flavor: Flavor,
 ) -> (Counts, u64, u64) {
-    let prefix = counter.prefix_units(system, &[]);
+    let prefix = counter.prefix_units(system, &NO_TOOLS);
     let mut work = Work::new(messages, prefix, counter, limit, keep);
     let before = work.estimate();
     truncate(&mut work, 150, flavor);

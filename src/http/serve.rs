@@ -23,7 +23,8 @@ use crate::provider::{Overflow, Provider};
 use crate::report::{ResultRow, RunKey};
 use crate::scenario::Scenario;
 use crate::scripted::ScriptedModel;
-use crate::tokens::{CounterKind, PrefixCache, TokenCounter};
+use crate::tokens::{CounterKind, TokenCounter};
+use crate::tool_schemas::ToolSchemas;
 use crate::trace::{CallRecord, Outcome};
 
 /// How the endpoint behaves.
@@ -73,7 +74,8 @@ struct Run<'a> {
     server: Provider<ScriptedModel<'a>>,
     trace: Vec<CallRecord>,
     tokens_sent: u64,
-    prefix: PrefixCache,
+    /// The tool schemas of the last request, kept (with their counts) while requests repeat them.
+    tools: ToolSchemas,
     /// The request the last agent call was placed in.
     request: usize,
     played: BTreeSet<(usize, usize)>,
@@ -270,7 +272,7 @@ impl<'a> Endpoint<'a> {
                     ),
                     trace: Vec::new(),
                     tokens_sent: 0,
-                    prefix: PrefixCache::default(),
+                    tools: ToolSchemas::default(),
                     request: 0,
                     played: BTreeSet::new(),
                 })));
@@ -303,11 +305,14 @@ impl<'a> Endpoint<'a> {
                 .filter(|m| m.role() == crate::Role::Assistant)
                 .count();
         }
+        if run.tools != c.tools {
+            run.tools = c.tools.clone();
+        }
         let req = ModelRequest {
             kind,
             system: c.system.as_ref(),
             messages: &c.messages,
-            tools: &c.tools,
+            tools: &run.tools,
             request: run.request,
             summary: ask,
         };
@@ -332,7 +337,7 @@ impl<'a> Endpoint<'a> {
         };
         let response = match result {
             Ok(reply) => {
-                let prefix_units = run.prefix.units(self.counter.as_ref(), c.system.as_ref(), &c.tools);
+                let prefix_units = self.counter.prefix_units(c.system.as_ref(), &run.tools);
                 record.accept(&reply, self.counter.tokens(prefix_units));
                 if let (Some(step), CallKind::Agent) = (reply.facts.step, reply.kind) {
                     run.played.insert(step);

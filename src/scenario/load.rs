@@ -165,7 +165,7 @@ impl Loader<'_> {
             preamble,
             tools,
             tool_result_name: file.tool_result_name,
-            tool_schemas,
+            tool_schemas: tool_schemas.into(),
             facts: std::mem::take(&mut self.facts),
             requests,
         };

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::message::Message;
+use crate::tool_schemas::ToolSchemas;
 
 pub use crate::fact::FactKind;
 pub use load::{load_scenario, parse_scenario};
@@ -157,7 +158,7 @@ pub struct Scenario {
     /// Tool messages carry the tool's `name`.
     pub tool_result_name: bool,
     /// Tool schemas as sent to the model (OpenAI function format), sorted by name.
-    pub tool_schemas: Vec<Value>,
+    pub tool_schemas: ToolSchemas,
     /// Facts, sorted by name.
     pub facts: Vec<Fact>,
     /// The requests.

@@ -11,12 +11,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use bpe_openai::Tokenizer;
-use serde_json::Value;
-
 use super::TokenCounter;
 use super::tools::{ToolConstants, tool_schema_tokens};
 use crate::message::Message;
+use crate::tool_schemas::ToolSchemas;
+use bpe_openai::Tokenizer;
 
 /// Tokens per message, per name, and to prime the reply, as in OpenAI's cookbook.
 const PER_MESSAGE: u64 = 3;
@@ -126,9 +125,9 @@ impl TokenCounter for Bpe {
         self.name
     }
 
-    fn prefix_units(&self, system: Option<&Message>, tools: &[Value]) -> u64 {
+    fn prefix_units(&self, system: Option<&Message>, tools: &ToolSchemas) -> u64 {
         let system = system.map_or(0, |m| self.message_units(m));
-        system + tool_schema_tokens(tools, self.tools, &|t| self.text(t))
+        system + tools.cost(self.slot, || tool_schema_tokens(tools, self.tools, &|t| self.text(t)))
     }
 
     fn message_units(&self, message: &Message) -> u64 {
@@ -151,6 +150,7 @@ impl TokenCounter for Bpe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool_schemas::NO_TOOLS;
     use serde_json::json;
 
     /// The example conversation of OpenAI's cookbook "How to count tokens with tiktoken".
@@ -170,8 +170,8 @@ mod tests {
     fn cookbook_example_counts_as_published() {
         let messages = cookbook();
         let (system, rest) = messages.split_first().expect("non-empty");
-        assert_eq!(Bpe::o200k().count(Some(system), rest, &[]), 124);
-        assert_eq!(Bpe::cl100k().count(Some(system), rest, &[]), 129);
+        assert_eq!(Bpe::o200k().count(Some(system), rest, &NO_TOOLS), 124);
+        assert_eq!(Bpe::cl100k().count(Some(system), rest, &NO_TOOLS), 129);
     }
 
     #[test]
@@ -197,7 +197,7 @@ mod tests {
                 },
             }
         }]);
-        let tools = tools.as_array().expect("array").clone();
+        let tools = ToolSchemas::new(tools.as_array().expect("array").clone());
         let (system, rest) = messages.split_first().expect("non-empty");
         assert_eq!(Bpe::o200k().count(Some(system), rest, &tools), 101);
         assert_eq!(Bpe::cl100k().count(Some(system), rest, &tools), 105);
@@ -208,6 +208,6 @@ mod tests {
         let messages = cookbook();
         let bpe = Bpe::o200k();
         let parts: u64 = messages.iter().map(|m| bpe.message_units(m)).sum();
-        assert_eq!(bpe.count(None, &messages, &[]), parts + PER_REQUEST);
+        assert_eq!(bpe.count(None, &messages, &NO_TOOLS), parts + PER_REQUEST);
     }
 }

@@ -4,7 +4,7 @@
 //! Python: `ceil((len(SYSTEM) + Σ len(json.dumps(m))) / 4)`, lengths in code points of the
 //! ASCII-escaped text. One ceiling per request; tool schemas are ignored, as the seed does.
 
-use serde_json::Value;
+use crate::tool_schemas::ToolSchemas;
 
 use super::TokenCounter;
 use super::json_len::{
@@ -50,7 +50,7 @@ impl TokenCounter for Chars4 {
         }
     }
 
-    fn prefix_units(&self, system: Option<&Message>, _tools: &[Value]) -> u64 {
+    fn prefix_units(&self, system: Option<&Message>, _tools: &ToolSchemas) -> u64 {
         // The system prompt counts as plain text, not as a message: its own cost slots.
         let slot = match self.flavor {
             Chars4Flavor::Js => 4,
@@ -86,7 +86,8 @@ impl TokenCounter for Chars4 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::tool_schemas::NO_TOOLS;
+    use serde_json::{Value, json};
 
     fn message(v: Value) -> Message {
         Message::from_value(v).expect("valid")
@@ -104,7 +105,7 @@ mod tests {
         // 45 + 76 + 44 = 165 units, ceil(165 / 4) = 42.
         assert_eq!(c.message_units(&history[0]), 76);
         assert_eq!(c.message_units(&history[1]), 44);
-        assert_eq!(c.count(Some(&system), &history, &[]), 42);
+        assert_eq!(c.count(Some(&system), &history, &NO_TOOLS), 42);
     }
 
     #[test]

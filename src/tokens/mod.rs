@@ -9,6 +9,7 @@
 
 mod bpe;
 mod chars4;
+pub(crate) mod costs;
 pub mod json_len;
 mod tools;
 pub mod usage;
@@ -16,9 +17,8 @@ pub mod usage;
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::message::Message;
+use crate::tool_schemas::ToolSchemas;
 
 pub use bpe::Bpe;
 pub use chars4::{Chars4, Chars4Flavor};
@@ -29,7 +29,7 @@ pub trait TokenCounter: Send + Sync {
     fn name(&self) -> &'static str;
 
     /// Units of the part no compactor touches: the system prompt (if any) and the tool schemas.
-    fn prefix_units(&self, system: Option<&Message>, tools: &[Value]) -> u64;
+    fn prefix_units(&self, system: Option<&Message>, tools: &ToolSchemas) -> u64;
 
     /// Units of one history message.
     fn message_units(&self, message: &Message) -> u64;
@@ -58,50 +58,9 @@ pub trait TokenCounter: Send + Sync {
     }
 
     /// Tokens of a whole request.
-    fn count(&self, system: Option<&Message>, messages: &[Message], tools: &[Value]) -> u64 {
+    fn count(&self, system: Option<&Message>, messages: &[Message], tools: &ToolSchemas) -> u64 {
         let units = self.prefix_units(system, tools) + messages.iter().map(|m| self.message_units(m)).sum::<u64>();
         self.tokens(units)
-    }
-}
-
-/// The cost of the last system prompt and tool schemas seen, while they stay the same (they
-/// do, call after call, in an agent loop).
-#[derive(Default)]
-pub(crate) struct PrefixCache(Option<(Option<Message>, Vec<Value>, u64)>);
-
-impl PrefixCache {
-    /// `counter.prefix_units(system, tools)`, counted again only when either changed.
-    pub(crate) fn units(&mut self, counter: &dyn TokenCounter, system: Option<&Message>, tools: &[Value]) -> u64 {
-        if let Some((s, t, units)) = &self.0 {
-            if s.as_ref() == system && t.len() == tools.len() && t.iter().zip(tools).all(|(a, b)| same(a, b)) {
-                return *units;
-            }
-        }
-        let units = counter.prefix_units(system, tools);
-        self.0 = Some((system.cloned(), tools.to_vec(), units));
-        units
-    }
-}
-
-/// `a == b`, walking both in step: objects whose keys come in the same order (a clone's do) are
-/// compared field by field without hashing a key; any other pair falls back to `==`.
-fn same(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) if x.len() == y.len() => {
-            let mut in_step = true;
-            for ((kx, vx), (ky, vy)) in x.iter().zip(y) {
-                if kx != ky {
-                    in_step = false;
-                    break;
-                }
-                if !same(vx, vy) {
-                    return false;
-                }
-            }
-            in_step || a == b
-        }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
-        _ => a == b,
     }
 }
 
@@ -157,24 +116,5 @@ impl CounterKind {
 impl fmt::Display for CounterKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use serde_json::json;
-
-    use super::same;
-
-    #[test]
-    fn same_is_equality() {
-        let a = json!({"type": "function", "function": {"name": "get", "parameters": {"a": [1, {"b": null}]}}});
-        assert!(same(&a, &a.clone()));
-        let reordered = json!({"function": {"parameters": {"a": [1, {"b": null}]}, "name": "get"}, "type": "function"});
-        assert!(same(&a, &reordered), "key order does not make two objects differ");
-        let changed = json!({"type": "function", "function": {"name": "get", "parameters": {"a": [1, {"b": 0}]}}});
-        assert!(!same(&a, &changed));
-        assert!(!same(&json!([1, 2]), &json!([1, 2, 3])));
-        assert!(!same(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
     }
 }

@@ -8,7 +8,7 @@
 
 use std::sync::Mutex;
 
-use serde_json::Value;
+use crate::tool_schemas::ToolSchemas;
 
 use super::{Chars4, Chars4Flavor, TokenCounter};
 use crate::message::Message;
@@ -48,7 +48,7 @@ impl TokenCounter for UsageEstimator {
         "usage"
     }
 
-    fn prefix_units(&self, system: Option<&Message>, tools: &[Value]) -> u64 {
+    fn prefix_units(&self, system: Option<&Message>, tools: &ToolSchemas) -> u64 {
         self.chars4.prefix_units(system, tools)
     }
 
@@ -84,13 +84,17 @@ impl TokenCounter for UsageEstimator {
 mod tests {
     use super::*;
     use crate::message::Role;
+    use crate::tool_schemas::NO_TOOLS;
 
     #[test]
     fn anchors_on_the_last_true_count() {
         let usage = UsageEstimator::default();
         let m = Message::new(Role::User, "x".repeat(100));
         let units = usage.message_units(&m);
-        assert_eq!(usage.count(None, std::slice::from_ref(&m), &[]), units.div_ceil(4));
+        assert_eq!(
+            usage.count(None, std::slice::from_ref(&m), &NO_TOOLS),
+            units.div_ceil(4)
+        );
         usage.observe(500, units);
         assert_eq!(usage.tokens(units), 500);
         assert_eq!(usage.tokens(units + 40), 510);

@@ -133,7 +133,7 @@ pub fn conversation() -> impl Strategy<Value = Conversation> {
                 system: system.map(|s| Message::new(Role::System, s)),
                 system_index: 0,
                 messages,
-                tools: vec![],
+                tools: Default::default(),
             }
         })
 }

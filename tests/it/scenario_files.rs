@@ -109,7 +109,7 @@ fn the_provider_rejects_a_broken_history() {
         kind: CallKind::Agent,
         system: None,
         messages: &orphan,
-        tools: &[],
+        tools: &ctxbench::tool_schemas::NO_TOOLS,
         request: 0,
         summary: None,
     };

@@ -14,7 +14,7 @@ fn compact_case(case: &Value, strategy: &str, estimator: CounterKind) -> String 
         system: Some(Message::new(Role::System, system)),
         system_index: 0,
         messages,
-        tools: vec![],
+        tools: Default::default(),
     };
     let policy = Policy {
         window: case["window"].as_u64().expect("window"),

@@ -309,7 +309,7 @@ fn ask(model: &mut HttpModel) -> Result<ctxbench::model::ModelReply, ModelError>
         kind: CallKind::Agent,
         system: Some(&system),
         messages: &messages,
-        tools: &[],
+        tools: &ctxbench::tool_schemas::NO_TOOLS,
         request: 0,
         summary: None,
     })
