@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{KIND_HEADER, SUMMARY_HEADER, context_length_error};
 use crate::compact::SummaryAsk;
@@ -125,12 +125,7 @@ impl HttpModel {
     }
 
     fn body(&self, req: &ModelRequest<'_>) -> Value {
-        let messages: Vec<&Map<String, Value>> = req
-            .system
-            .into_iter()
-            .chain(req.messages)
-            .map(Message::as_map)
-            .collect();
+        let messages: Vec<&Message> = req.system.into_iter().chain(req.messages).collect();
         let mut body = json!({"model": self.config.model, "messages": messages});
         if !req.tools.is_empty() {
             body["tools"] = Value::Array(req.tools.to_vec());

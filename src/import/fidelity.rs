@@ -16,7 +16,7 @@ const UNBOUNDED: u64 = 1 << 40;
 /// `Ok(calls checked)`, or where the replay first differs from the log.
 pub(crate) fn check(file: &Value, source_name: &str, log: &[Message], calls_at: &[usize]) -> Result<usize, String> {
     let scenario = parse_scenario(&file.to_string(), source_name, 0).map_err(|e| format!("it does not load: {e}"))?;
-    let expected: Vec<String> = log.iter().map(|m| json(m.as_map())).collect();
+    let expected: Vec<String> = log.iter().map(json).collect();
     let mut state = Compare {
         expected: &expected,
         calls_at,
@@ -46,8 +46,8 @@ pub(crate) fn check(file: &Value, source_name: &str, log: &[Message], calls_at: 
     Ok(state.call)
 }
 
-fn json(map: &serde_json::Map<String, Value>) -> String {
-    serde_json::to_string(map).unwrap_or_default()
+fn json(message: &Message) -> String {
+    serde_json::to_string(message).unwrap_or_default()
 }
 
 struct Compare<'a> {
@@ -71,12 +71,7 @@ impl Compare<'_> {
             self.first_difference = Some(format!("model call {}: the log has no such call", k + 1));
             return;
         };
-        let sent: Vec<String> = request
-            .system
-            .into_iter()
-            .chain(request.messages)
-            .map(|m| json(m.as_map()))
-            .collect();
+        let sent: Vec<String> = request.system.into_iter().chain(request.messages).map(json).collect();
         let want = &self.expected[..at];
         let difference = (0..sent.len().max(want.len())).find(|&i| sent.get(i) != want.get(i));
         if let Some(i) = difference {

@@ -71,7 +71,7 @@ pub(crate) fn walk(messages: &[Message], source_name: &str) -> Result<Walked, Er
     let mut w = Walked::default();
     let mut start = 0;
     if let Some(first) = messages.first() {
-        let map = first.as_map();
+        let map = first.to_map();
         if first.role() == Role::System && map.len() == 2 && first.content_str().is_some() {
             w.system = first.content_str().map(str::to_owned);
             w.finder.other(&first.text());
@@ -89,7 +89,7 @@ pub(crate) fn walk(messages: &[Message], source_name: &str) -> Result<Walked, Er
                 Role::Tool => w.finder.source(&text, i),
                 _ => other(&mut w.finder, m),
             }
-            w.preamble.push(m.as_map().clone().into());
+            w.preamble.push(m.to_map().into());
             continue;
         }
         match m.role() {
@@ -114,7 +114,7 @@ pub(crate) fn walk(messages: &[Message], source_name: &str) -> Result<Walked, Er
                         unanswered.user_index
                     ));
                 }
-                let mut user_extra = m.as_map().clone();
+                let mut user_extra = m.to_map();
                 user_extra.shift_remove("role");
                 let user = user_extra.shift_remove("content").unwrap_or(Value::Null);
                 w.requests.push(WalkedRequest {
@@ -183,7 +183,7 @@ pub(crate) fn walk(messages: &[Message], source_name: &str) -> Result<Walked, Er
                         "messages[{i}]: an assistant message after a reply is replayed as it is, not as a model turn"
                     ));
                 }
-                waiting.push((i, m.as_map().clone().into()));
+                waiting.push((i, m.to_map().into()));
             }
         }
     }
@@ -231,7 +231,7 @@ fn step(index: usize, m: &Message) -> Result<WalkedStep, (String, String)> {
             result: None,
         });
     }
-    let mut extra = m.as_map().clone();
+    let mut extra = m.to_map();
     extra.shift_remove("role");
     extra.shift_remove("content");
     if !calls.is_empty() {

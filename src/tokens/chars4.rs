@@ -8,7 +8,7 @@ use crate::tool_schemas::ToolSchemas;
 
 use super::TokenCounter;
 use super::json_len::{
-    code_points, js_object_len, js_object_len_with_content, py_object_len, py_object_len_with_content, utf16_len,
+    code_points, js_message_len, js_message_len_with_content, py_message_len, py_message_len_with_content, utf16_len,
 };
 use crate::message::Message;
 
@@ -60,17 +60,16 @@ impl TokenCounter for Chars4 {
     }
 
     fn message_units(&self, message: &Message) -> u64 {
-        let object = message.as_map();
         match self.flavor {
-            Chars4Flavor::Js => message.cost(0, || js_object_len(object)),
-            Chars4Flavor::Py => message.cost(1, || py_object_len(object)),
+            Chars4Flavor::Js => message.cost(0, || js_message_len(message)),
+            Chars4Flavor::Py => message.cost(1, || py_message_len(message)),
         }
     }
 
     fn units_with_content(&self, message: &Message, content: &str) -> u64 {
         match self.flavor {
-            Chars4Flavor::Js => js_object_len_with_content(message.as_map(), content),
-            Chars4Flavor::Py => py_object_len_with_content(message.as_map(), content),
+            Chars4Flavor::Js => js_message_len_with_content(message, content),
+            Chars4Flavor::Py => py_message_len_with_content(message, content),
         }
     }
 

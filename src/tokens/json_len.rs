@@ -8,6 +8,8 @@
 
 use serde_json::{Map, Number, Value};
 
+use crate::message::{Call, FieldValue, Message};
+
 /// `JSON.stringify(value).length` in UTF-16 code units.
 pub fn js_len(value: &Value) -> u64 {
     len(value, &JS)
@@ -89,26 +91,68 @@ fn len(value: &Value, d: &Dialect) -> u64 {
     }
 }
 
-/// [`js_object_len`] of the object with its `content` set to the string `content` (added at the
-/// end when absent), computed from its other fields: the old content is never read.
-pub fn js_object_len_with_content(map: &Map<String, Value>, content: &str) -> u64 {
-    object_len_with_content(map, content, &JS)
+/// [`js_len`] of a message's JSON object, read from its stored fields.
+pub fn js_message_len(message: &Message) -> u64 {
+    message_len(message, None, &JS)
 }
 
-/// [`py_object_len`] of the object with its `content` set to the string `content`.
-pub fn py_object_len_with_content(map: &Map<String, Value>, content: &str) -> u64 {
-    object_len_with_content(map, content, &PY)
+/// [`py_len`] of a message's JSON object.
+pub fn py_message_len(message: &Message) -> u64 {
+    message_len(message, None, &PY)
 }
 
-fn object_len_with_content(map: &Map<String, Value>, content: &str, d: &Dialect) -> u64 {
-    let others: u64 = map
-        .iter()
-        .filter(|(k, _)| k.as_str() != "content")
-        .map(|(k, v)| (d.string)(k) + d.key_sep + len(v, d))
-        .sum();
-    let fields = map.len() + usize::from(!map.contains_key("content"));
-    let inner = others + (d.string)("content") + d.key_sep + (d.string)(content);
-    2 + inner + d.item_sep * (fields.saturating_sub(1) as u64)
+/// [`js_message_len`] of the message with its `content` set to the string `content` (added at
+/// the end when absent), computed from its other fields: the old content is never read.
+pub fn js_message_len_with_content(message: &Message, content: &str) -> u64 {
+    message_len(message, Some(content), &JS)
+}
+
+/// [`py_message_len`] of the message with its `content` set to the string `content`.
+pub fn py_message_len_with_content(message: &Message, content: &str) -> u64 {
+    message_len(message, Some(content), &PY)
+}
+
+fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> u64 {
+    let (mut fields, mut inner, mut replaced) = (0u64, 0u64, false);
+    for (key, value) in message.entries() {
+        let value = match content {
+            Some(content) if key == "content" => {
+                replaced = true;
+                (d.string)(content)
+            }
+            _ => field_len(value, d),
+        };
+        fields += 1;
+        inner += (d.string)(key) + d.key_sep + value;
+    }
+    if let (Some(content), false) = (content, replaced) {
+        fields += 1;
+        inner += (d.string)("content") + d.key_sep + (d.string)(content);
+    }
+    2 + inner + d.item_sep * fields.saturating_sub(1)
+}
+
+fn field_len(value: FieldValue<'_>, d: &Dialect) -> u64 {
+    match value {
+        FieldValue::Str(s) => (d.string)(s),
+        FieldValue::Json(v) => len(v, d),
+        FieldValue::Calls(calls) => {
+            let inner: u64 = calls.iter().map(|c| call_len(c, d)).sum();
+            2 + inner + d.item_sep * (calls.len().saturating_sub(1) as u64)
+        }
+    }
+}
+
+/// `{"id": …, "type": "function", "function": {"name": …, "arguments": …}}`.
+fn call_len(call: &Call, d: &Dialect) -> u64 {
+    let entry = |key: &str, value: u64| (d.string)(key) + d.key_sep + value;
+    let function =
+        2 + entry("name", (d.string)(&call.name)) + d.item_sep + entry("arguments", (d.string)(&call.arguments));
+    2 + entry("id", (d.string)(&call.id))
+        + d.item_sep
+        + entry("type", (d.string)("function"))
+        + d.item_sep
+        + entry("function", function)
 }
 
 fn object_len(map: &Map<String, Value>, d: &Dialect) -> u64 {
@@ -232,6 +276,32 @@ mod tests {
         check(json!(1.25e-7), 7);
         check(json!(0.000001), 8);
         check(json!(-123.456), 8);
+    }
+
+    #[test]
+    fn message_lengths_are_those_of_the_written_object() {
+        for text in crate::message::tests::SHAPES {
+            let m: Message = serde_json::from_str(text).expect("valid");
+            let written = serde_json::to_string(&m).expect("serialises");
+            assert_eq!(js_message_len(&m), written.encode_utf16().count() as u64, "{text}");
+            let object = m.to_map();
+            assert_eq!(js_message_len(&m), js_object_len(&object), "{text}");
+            assert_eq!(py_message_len(&m), py_object_len(&object), "{text}");
+            for content in ["", "new \"text\" é😀"] {
+                let mut rewritten = m.clone();
+                rewritten.set_content(content.to_owned());
+                assert_eq!(
+                    js_message_len_with_content(&m, content),
+                    js_message_len(&rewritten),
+                    "{text}"
+                );
+                assert_eq!(
+                    py_message_len_with_content(&m, content),
+                    py_message_len(&rewritten),
+                    "{text}"
+                );
+            }
+        }
     }
 
     /// The lengths by their definitions, one character at a time.

@@ -2,7 +2,8 @@
 //!
 //! A [`Message`] keeps the JSON object it was read from, key order included, so that unknown
 //! fields, `null` versus absent, and the raw `arguments` string survive a round trip verbatim.
-//! The role is parsed once and cached; everything else is read from the object on demand.
+//! It stores it compactly ([`fields`]): the role parsed, known names without heap strings, tool
+//! calls in the canonical shape as plain strings.
 //!
 //! Invariant: every `Message` has passed [`Message::from_value`]'s checks, so the accessors
 //! never meet a malformed `tool_calls` entry or a tool result without a `tool_call_id`.
@@ -10,8 +11,14 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
+
+mod fields;
+
+pub(crate) use fields::{Call, FieldValue};
+use fields::{Key, Slot, role_value};
 
 use crate::tokens::costs::Costs;
 
@@ -113,13 +120,16 @@ pub struct ToolCall<'a> {
 #[derive(Clone, Debug)]
 pub struct Message {
     role: Role,
-    body: Map<String, Value>,
+    fields: Vec<(Key, Slot)>,
     costs: Costs,
 }
 
+/// Two messages are equal when they are the same JSON object, whatever the order of its keys.
 impl PartialEq for Message {
     fn eq(&self, other: &Message) -> bool {
-        self.role == other.role && self.body == other.body
+        self.role == other.role
+            && self.fields.len() == other.fields.len()
+            && self.fields.iter().all(|(k, v)| other.slot(k) == Some(v))
     }
 }
 
@@ -161,23 +171,45 @@ impl Message {
                 return Err(invalid("name", format!("expected a string, found {}", kind(name))));
             }
         }
+        let fields = body
+            .into_iter()
+            .map(|(name, value)| {
+                let key = Key::parse(name);
+                let slot = match (&key, value) {
+                    (Key::Role, _) => Slot::Role,
+                    (Key::ToolCalls, Value::Array(list)) => match fields::canonical_calls(&list) {
+                        Some(calls) => Slot::Calls(calls),
+                        None => Slot::Json(Value::Array(list)),
+                    },
+                    (_, value) => Slot::Json(value),
+                };
+                (key, slot)
+            })
+            .collect();
         Ok(Message {
             role,
-            body,
+            fields,
             costs: Costs::new(),
         })
     }
 
-    /// A message with a role and a string content.
-    pub fn new(role: Role, content: impl Into<String>) -> Message {
-        let mut body = Map::new();
-        body.insert("role".into(), Value::String(role.as_str().into()));
-        body.insert("content".into(), Value::String(content.into()));
+    fn with_fields(role: Role, fields: Vec<(Key, Slot)>) -> Message {
         Message {
             role,
-            body,
+            fields,
             costs: Costs::new(),
         }
+    }
+
+    /// A message with a role and a string content.
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message::with_fields(
+            role,
+            vec![
+                (Key::Role, Slot::Role),
+                (Key::Content, Slot::Json(Value::String(content.into()))),
+            ],
+        )
     }
 
     /// A tool result answering `tool_call_id`.
@@ -188,54 +220,78 @@ impl Message {
     /// A tool result, written `{"role":"tool","tool_call_id":…,"name":…,"content":…}` with the
     /// tool's `name` when given (as some agents send it) and `content: null` for `None`.
     pub fn tool_result_as(tool_call_id: impl Into<String>, name: Option<&str>, content: Option<String>) -> Message {
-        let mut body = Map::new();
-        body.insert("role".into(), Value::String("tool".into()));
-        body.insert("tool_call_id".into(), Value::String(tool_call_id.into()));
+        let mut fields = Vec::with_capacity(4);
+        fields.push((Key::Role, Slot::Role));
+        fields.push((Key::ToolCallId, Slot::Json(Value::String(tool_call_id.into()))));
         if let Some(name) = name {
-            body.insert("name".into(), Value::String(name.into()));
+            fields.push((Key::Name, Slot::Json(Value::String(name.into()))));
         }
-        body.insert("content".into(), content.map_or(Value::Null, Value::String));
-        Message {
-            role: Role::Tool,
-            body,
-            costs: Costs::new(),
-        }
+        fields.push((Key::Content, Slot::Json(content.map_or(Value::Null, Value::String))));
+        Message::with_fields(Role::Tool, fields)
     }
 
     /// An assistant message with `content: null` and the given calls (`id`, `name`, `arguments`).
     pub fn assistant_calls<'a>(calls: impl IntoIterator<Item = ToolCall<'a>>) -> Message {
-        let calls: Vec<Value> = calls
+        let calls: Vec<Call> = calls
             .into_iter()
-            .map(|c| {
-                serde_json::json!({
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": c.arguments},
-                })
+            .map(|c| Call {
+                id: c.id.to_owned(),
+                name: c.name.to_owned(),
+                arguments: c.arguments.to_owned(),
             })
             .collect();
-        let mut body = Map::new();
-        body.insert("role".into(), Value::String("assistant".into()));
-        body.insert("content".into(), Value::Null);
-        body.insert("tool_calls".into(), Value::Array(calls));
-        Message {
-            role: Role::Assistant,
-            body,
-            costs: Costs::new(),
-        }
+        let calls = if calls.is_empty() {
+            Slot::Json(Value::Array(Vec::new()))
+        } else {
+            Slot::Calls(calls)
+        };
+        Message::with_fields(
+            Role::Assistant,
+            vec![
+                (Key::Role, Slot::Role),
+                (Key::Content, Slot::Json(Value::Null)),
+                (Key::ToolCalls, calls),
+            ],
+        )
     }
 
-    /// A field of the message (see [`member`]).
-    fn field(&self, key: &str) -> Option<&Value> {
-        member(&self.body, key)
+    /// A field's stored value.
+    fn slot(&self, key: &Key) -> Option<&Slot> {
+        self.fields.iter().find_map(|(k, v)| (k == key).then_some(v))
+    }
+
+    /// A field's JSON value; `None` for the role and canonical calls, which are not stored as JSON.
+    fn field(&self, key: Key) -> Option<&Value> {
+        match self.slot(&key)? {
+            Slot::Json(value) => Some(value),
+            Slot::Role | Slot::Calls(_) => None,
+        }
     }
 
     /// Sets `content` in its place (at the end when absent), returning what it held.
     fn put_content(&mut self, content: Value) -> Option<Value> {
-        match self.body.iter_mut().find(|(k, _)| *k == "content") {
-            Some((_, slot)) => Some(std::mem::replace(slot, content)),
-            None => self.body.insert("content".into(), content),
+        match self.fields.iter_mut().find(|(k, _)| *k == Key::Content) {
+            Some((_, slot)) => match std::mem::replace(slot, Slot::Json(content)) {
+                Slot::Json(old) => Some(old),
+                Slot::Role | Slot::Calls(_) => None,
+            },
+            None => {
+                self.fields.push((Key::Content, Slot::Json(content)));
+                None
+            }
         }
+    }
+
+    /// The fields in order, as a JSON writer or a length reads them.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, FieldValue<'_>)> {
+        self.fields.iter().map(|(k, v)| {
+            let value = match v {
+                Slot::Role => role_value(self.role),
+                Slot::Calls(calls) => FieldValue::Calls(calls),
+                Slot::Json(value) => FieldValue::Json(value),
+            };
+            (k.as_str(), value)
+        })
     }
 
     /// The role.
@@ -245,7 +301,7 @@ impl Message {
 
     /// The `content` field as written: `None` when absent, `Some(Value::Null)` when `null`.
     pub fn content(&self) -> Option<&Value> {
-        self.field("content")
+        self.field(Key::Content)
     }
 
     /// Whether this message opens a request: a user message that is not a ctxbench summary.
@@ -255,12 +311,12 @@ impl Message {
 
     /// The content when it is a plain string.
     pub fn content_str(&self) -> Option<&str> {
-        self.field("content").and_then(Value::as_str)
+        self.field(Key::Content).and_then(Value::as_str)
     }
 
     /// The content's text: the string, the concatenated `text` of its parts, or `""`.
     pub fn text(&self) -> Cow<'_, str> {
-        match self.field("content") {
+        match self.field(Key::Content) {
             Some(Value::String(s)) => Cow::Borrowed(s),
             Some(Value::Array(parts)) => {
                 let mut text = String::new();
@@ -300,19 +356,18 @@ impl Message {
             Some(value) => {
                 self.put_content(value);
             }
-            None => {
-                self.body.shift_remove("content");
-            }
+            None => self.fields.retain(|(k, _)| *k != Key::Content),
         }
     }
 
     /// The tool calls of an assistant message, in order; empty when there are none.
     pub fn calls(&self) -> impl Iterator<Item = ToolCall<'_>> {
-        let list = match self.field("tool_calls") {
-            Some(Value::Array(list)) => list.as_slice(),
-            _ => &[],
+        let (canonical, other): (&[Call], &[Value]) = match self.slot(&Key::ToolCalls) {
+            Some(Slot::Calls(calls)) => (calls, &[]),
+            Some(Slot::Json(Value::Array(list))) => (&[], list),
+            _ => (&[], &[]),
         };
-        list.iter().filter_map(|call| {
+        canonical.iter().map(Call::view).chain(other.iter().filter_map(|call| {
             let call = call.as_object()?;
             let function = member(call, "function")?.as_object()?;
             Some(ToolCall {
@@ -320,7 +375,7 @@ impl Message {
                 name: member(function, "name")?.as_str()?,
                 arguments: member(function, "arguments")?.as_str()?,
             })
-        })
+        }))
     }
 
     /// Whether this is an assistant message with at least one tool call.
@@ -330,27 +385,26 @@ impl Message {
 
     /// The id a tool result answers.
     pub fn tool_call_id(&self) -> Option<&str> {
-        self.field("tool_call_id").and_then(Value::as_str)
+        self.field(Key::ToolCallId).and_then(Value::as_str)
     }
 
     /// The optional `name` field (a tool result's tool, or a participant's name).
     pub fn name(&self) -> Option<&str> {
-        self.field("name").and_then(Value::as_str)
+        self.field(Key::Name).and_then(Value::as_str)
     }
 
-    /// The whole JSON object, as it will be written.
-    pub fn as_map(&self) -> &Map<String, Value> {
-        &self.body
+    /// The whole JSON object, as it will be written (a copy).
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.entries().map(|(k, v)| (k.to_owned(), v.to_value())).collect()
     }
 
-    /// Unwraps the JSON object.
+    /// The JSON object.
     pub fn into_value(self) -> Value {
-        Value::Object(self.body)
+        Value::Object(self.to_map())
     }
 }
 
-/// A member of a JSON object, found by walking its few fields: cheaper than hashing the key,
-/// and it touches one allocation, not two (it matters in histories of 100,000 messages).
+/// A member of a JSON object, found by walking its few fields: cheaper than hashing the key.
 fn member<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
     object.iter().find_map(|(k, v)| (k == key).then_some(v))
 }
@@ -407,7 +461,11 @@ pub(crate) fn kind(value: &Value) -> &'static str {
 
 impl Serialize for Message {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.body.serialize(serializer)
+        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
+        for (key, value) in self.entries() {
+            map.serialize_entry(key, &value)?;
+        }
+        map.end()
     }
 }
 
@@ -419,7 +477,7 @@ impl<'de> Deserialize<'de> for Message {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
 
@@ -439,6 +497,58 @@ mod tests {
         ] {
             assert_eq!(round_trip(text), text);
         }
+        // Calls in other shapes than the canonical one are kept as they came.
+        for text in SHAPES {
+            assert_eq!(round_trip(text), *text);
+            let m: Message = serde_json::from_str(text).expect("valid");
+            let back = Message::from_value(m.clone().into_value()).expect("valid");
+            assert_eq!(back, m);
+        }
+    }
+
+    /// Messages in every storage shape: canonical calls, calls with their keys reordered, with an
+    /// extra field, with another type, an empty list, unknown fields, escapes and astral text.
+    pub(crate) const SHAPES: &[&str] = &[
+        r#"{"role":"assistant","content":"ok","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}},{"id":"b","type":"function","function":{"name":"g","arguments":"\"\n"}}]}"#,
+        r#"{"role":"assistant","tool_calls":[{"type":"function","id":"a","function":{"name":"f","arguments":"{}"}}]}"#,
+        r#"{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"},"index":0}]}"#,
+        r#"{"role":"assistant","tool_calls":[{"id":"a","type":"custom","function":{"name":"f","arguments":"{}"}}]}"#,
+        r#"{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"arguments":"{}","name":"f"}}]}"#,
+        r#"{"role":"assistant","content":null,"tool_calls":[]}"#,
+        r#"{"tool_call_id":"a","content":"é😀\u0001\t\"","role":"tool","x":[1,2.5,{"y":null}]}"#,
+        r#"{"name":"ann","role":"developer","content":"ü~"}"#,
+    ];
+
+    #[test]
+    fn calls_read_the_same_in_every_shape() {
+        for text in SHAPES {
+            let m: Message = serde_json::from_str(text).expect("valid");
+            let value: Value = serde_json::from_str(text).expect("json");
+            let expect: Vec<(String, String, String)> = value["tool_calls"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|c| {
+                    let s = |v: &Value| v.as_str().expect("string").to_owned();
+                    (s(&c["id"]), s(&c["function"]["name"]), s(&c["function"]["arguments"]))
+                })
+                .collect();
+            let got: Vec<(String, String, String)> = m
+                .calls()
+                .map(|c| (c.id.to_owned(), c.name.to_owned(), c.arguments.to_owned()))
+                .collect();
+            assert_eq!(got, expect, "{text}");
+        }
+    }
+
+    #[test]
+    fn equality_ignores_key_order_only() {
+        let a = Message::from_value(json!({"role": "tool", "tool_call_id": "a", "content": "x"})).expect("valid");
+        let b = Message::from_value(json!({"content": "x", "role": "tool", "tool_call_id": "a"})).expect("valid");
+        let c = Message::from_value(json!({"role": "tool", "tool_call_id": "a", "content": "y"})).expect("valid");
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(a, Message::tool_result("a", "x"));
     }
 
     #[test]
