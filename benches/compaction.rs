@@ -10,6 +10,11 @@ use ctxbench::{Compactor, Conversation, CounterKind, Message, Policy, Role, Stra
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
+/// The binary's allocator, so that these figures are the command's (Cargo.toml).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A support-agent history: requests of 1–4 tool calls with results of 50 to 3,000 characters.
 fn history(messages: usize, seed: u64) -> Conversation {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

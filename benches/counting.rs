@@ -11,6 +11,11 @@ use ctxbench::scenario::{PadStyle, sample_text};
 use ctxbench::tokens::{Bpe, CounterKind};
 use ctxbench::{Message, Role};
 
+/// The binary's allocator, so that these figures are the command's (Cargo.toml).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn counting(c: &mut Criterion) {
     let mut group = c.benchmark_group("count");
     for style in PadStyle::ALL {

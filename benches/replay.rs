@@ -13,6 +13,11 @@ use ctxbench::scenario::{Scenario, files_in, load_scenario};
 use ctxbench::sweep::Grid;
 use ctxbench::tokens::Bpe;
 
+/// The binary's allocator, so that these figures are the command's (Cargo.toml).
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn scenarios() -> Vec<Scenario> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     files_in(&dir)
