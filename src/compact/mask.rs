@@ -6,13 +6,15 @@
 //! that already hold a placeholder (theirs or another stage's), or a result whose placeholder
 //! would not cost less: they never raise the estimate.
 
+use std::rc::Rc;
+
 use super::notes::{CLEARED, is_placeholder, mask_placeholder};
 use super::work::{Work, tool_results};
 use crate::conversation::first_user;
 use crate::tokens::json_len::code_points;
 
 /// Tool results after the preamble and older than the last `protect` results, oldest first.
-fn old_results(work: &Work<'_>, protect: usize) -> Vec<(usize, String)> {
+fn old_results(work: &Work<'_>, protect: usize) -> Vec<(usize, Rc<str>)> {
     let Some(first) = first_user(work.messages()) else {
         return Vec::new();
     };
@@ -20,6 +22,12 @@ fn old_results(work: &Work<'_>, protect: usize) -> Vec<(usize, String)> {
     results.truncate(results.len().saturating_sub(protect));
     results.retain(|(i, _)| *i > first);
     results
+}
+
+/// Whether `content` has more code points than `placeholder`; without counting them when its
+/// bytes alone say so (a code point is at most four bytes), as most results are long.
+fn longer(content: &str, placeholder: &str) -> bool {
+    content.len() > 4 * placeholder.len() || code_points(content) > code_points(placeholder)
 }
 
 /// Masks results older than the last `m`; while over the limit only, unless `always`.
@@ -35,7 +43,7 @@ pub(crate) fn mask(work: &mut Work<'_>, m: usize, always: bool) {
             continue;
         }
         let placeholder = mask_placeholder(&tool, content);
-        if code_points(content) > code_points(&placeholder) && work.rewrite_if_smaller(i, placeholder) {
+        if longer(content, &placeholder) && work.rewrite_if_smaller(i, placeholder) {
             work.counts.masked += 1;
         }
     }
@@ -64,7 +72,7 @@ pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
     let target = p.trigger.min(work.limit);
     let mut candidates: Vec<(usize, u64)> = Vec::new();
     for (i, tool) in old_results(work, p.keep) {
-        if p.exclude.contains(&tool) {
+        if p.exclude.iter().any(|e| e.as_str() == &*tool) {
             continue;
         }
         if work.messages()[i].content_str().is_none_or(is_placeholder) {
@@ -80,12 +88,35 @@ pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
     if before - work.estimate_without(most) < p.clear_at_least {
         return;
     }
-    for (i, _) in candidates {
+    for (i, saved) in candidates {
         if work.estimate() <= target && before - work.estimate() >= p.clear_at_least {
             return;
         }
-        if work.rewrite_if_smaller(i, CLEARED.to_owned()) {
-            work.counts.masked += 1;
+        work.rewrite_saving(i, CLEARED.to_owned(), saved);
+        work.counts.masked += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn longer_is_a_comparison_of_code_points() {
+        let placeholder = "[Output of get_order omitted: 1200 chars]";
+        for content in [
+            "short",
+            &"é".repeat(41),
+            &"é".repeat(42),
+            &"😀".repeat(42),
+            &"x".repeat(200),
+            "",
+        ] {
+            assert_eq!(
+                longer(content, placeholder),
+                code_points(content) > code_points(placeholder),
+                "{content}"
+            );
         }
     }
 }

@@ -5,6 +5,8 @@
 //! as it is now. Removals are collected and applied once per stage ([`Work::apply_removals`]),
 //! so dropping many exchanges costs one pass over the history, not one per exchange.
 
+use std::rc::Rc;
+
 use crate::message::{Message, Role};
 use crate::tokens::TokenCounter;
 
@@ -124,6 +126,13 @@ impl<'a> Work<'a> {
         true
     }
 
+    /// Replaces message `i`'s content by one [`Work::saving`] found saves `saved` units.
+    pub(crate) fn rewrite_saving(&mut self, i: usize, content: String, saved: u64) {
+        self.messages[i].set_content(content);
+        self.total -= saved;
+        self.units[i] -= saved;
+    }
+
     /// How many units rewriting message `i` to `content` would save (0 if none).
     pub(crate) fn saving(&self, i: usize, content: &str) -> u64 {
         self.units[i].saturating_sub(self.counter.units_with_content(&self.messages[i], content))
@@ -162,9 +171,11 @@ impl<'a> Work<'a> {
 }
 
 /// The tool results of a history, oldest first, with the name of the tool each answers (from
-/// the call of the nearest preceding assistant message, else the result's own `name`).
-pub(crate) fn tool_results(messages: &[Message]) -> Vec<(usize, String)> {
+/// the call of the nearest preceding assistant message, else the result's own `name`). Names
+/// are shared: a history of many results of few tools allocates a name per tool.
+pub(crate) fn tool_results(messages: &[Message]) -> Vec<(usize, Rc<str>)> {
     let mut out = Vec::new();
+    let mut names: Vec<Rc<str>> = Vec::new();
     let mut last_assistant: Option<&Message> = None;
     for (i, m) in messages.iter().enumerate() {
         match m.role() {
@@ -175,7 +186,14 @@ pub(crate) fn tool_results(messages: &[Message]) -> Vec<(usize, String)> {
                     .and_then(|a| a.calls().find(|c| Some(c.id) == id))
                     .map(|c| c.name);
                 let name = from_call.or(m.name()).unwrap_or("tool");
-                out.push((i, name.to_owned()));
+                let shared = match names.iter().find(|n| ***n == *name) {
+                    Some(n) => n.clone(),
+                    None => {
+                        names.push(Rc::from(name));
+                        Rc::from(name)
+                    }
+                };
+                out.push((i, shared));
             }
             _ => {}
         }
