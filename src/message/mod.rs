@@ -124,7 +124,8 @@ pub struct Message {
     costs: Costs,
 }
 
-/// Two messages are equal when they are the same JSON object, whatever the order of its keys.
+/// Two messages are equal when they have the same fields, whatever their order (inside a field,
+/// order counts, as in the JSON text).
 impl PartialEq for Message {
     fn eq(&self, other: &Message) -> bool {
         self.role == other.role
