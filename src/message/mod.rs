@@ -2,8 +2,8 @@
 //!
 //! A [`Message`] keeps the JSON object it was read from, key order included, so that unknown
 //! fields, `null` versus absent, and the raw `arguments` string survive a round trip verbatim.
-//! It stores it compactly ([`fields`]): the role parsed, known names without heap strings, tool
-//! calls in the canonical shape as plain strings.
+//! It stores it compactly (`message/fields.rs`): the role parsed, known names without heap
+//! strings, tool calls in the canonical shape as plain strings.
 //!
 //! Invariant: every `Message` has passed [`Message::from_value`]'s checks, so the accessors
 //! never meet a malformed `tool_calls` entry or a tool result without a `tool_call_id`.
