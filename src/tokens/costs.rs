@@ -1,29 +1,90 @@
 //! What each counter found a value costs, kept in the value until it changes: how a history (and
 //! its tool schemas) is counted once per run, not once per call.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How many counters can cache a cost (`chars4` and `chars4-py` for messages and for system
 /// prompts as plain text, `o200k`, `cl100k`); each counter owns one slot.
 const SLOTS: usize = 6;
 
-/// One cached cost per counter slot, computed the first time it is asked for.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Costs([OnceLock<u64>; SLOTS]);
+/// A slot with no cost in it. A cost this large (four billion units in one message) is never
+/// cached: it is computed each time, so the cache stays exact.
+const UNKNOWN: u32 = u32::MAX;
+
+/// One cached cost per counter slot, computed the first time it is asked for. Four bytes a slot:
+/// a history of 100,000 messages carries six of them per message.
+#[derive(Debug)]
+pub(crate) struct Costs([AtomicU32; SLOTS]);
 
 impl Costs {
     /// No cost known yet.
     pub(crate) const fn new() -> Costs {
-        Costs([const { OnceLock::new() }; SLOTS])
+        Costs([const { AtomicU32::new(UNKNOWN) }; SLOTS])
     }
 
-    /// The cost in `slot`, computing it the first time.
+    /// The cost in `slot`, computing it the first time. Two threads asking at once may both
+    /// compute it; they find the same value, as a cost depends on the value alone.
     pub(crate) fn get(&self, slot: usize, compute: impl FnOnce() -> u64) -> u64 {
-        *self.0[slot].get_or_init(compute)
+        let known = self.0[slot].load(Ordering::Relaxed);
+        if known != UNKNOWN {
+            return u64::from(known);
+        }
+        let cost = compute();
+        if let Ok(small) = u32::try_from(cost) {
+            if small != UNKNOWN {
+                self.0[slot].store(small, Ordering::Relaxed);
+            }
+        }
+        cost
     }
 
     /// Forgets every cost (the value changed).
     pub(crate) fn forget(&mut self) {
         *self = Costs::new();
+    }
+}
+
+impl Default for Costs {
+    fn default() -> Costs {
+        Costs::new()
+    }
+}
+
+impl Clone for Costs {
+    fn clone(&self) -> Costs {
+        Costs(std::array::from_fn(|slot| {
+            AtomicU32::new(self.0[slot].load(Ordering::Relaxed))
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cost_is_computed_once_and_forgotten_on_change() {
+        let mut costs = Costs::new();
+        let mut computed = 0;
+        for _ in 0..3 {
+            assert_eq!(
+                costs.get(2, || {
+                    computed += 1;
+                    41
+                }),
+                41
+            );
+        }
+        assert_eq!(computed, 1);
+        assert_eq!(costs.clone().get(2, || 0), 41, "a copy keeps what is known");
+        costs.forget();
+        assert_eq!(costs.get(2, || 7), 7);
+        let huge = u64::from(u32::MAX) + 5;
+        assert_eq!(costs.get(3, || huge), huge);
+        assert_eq!(
+            costs.get(3, || huge + 1),
+            huge + 1,
+            "too large to cache: computed each time"
+        );
     }
 }
