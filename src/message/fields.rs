@@ -1,5 +1,5 @@
 //! How a message stores its fields: in their order, the names ctxbench reads without a heap
-//! string, the role as the parsed [`Role`], and tool calls in OpenAI's canonical shape as three
+//! string, the role as the parsed `Role`, and tool calls in OpenAI's canonical shape as three
 //! strings each. A support agent's history is then about a third as many allocations as the
 //! same JSON in `serde_json` maps (measured with DHAT), and reading a message touches far less
 //! memory.
@@ -11,7 +11,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::{Role, ToolCall};
+use super::ToolCall;
 
 /// A field's name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,7 +125,7 @@ pub(crate) fn canonical_calls(list: &[Value]) -> Option<Vec<Call>> {
 }
 
 /// Canonical calls as the JSON array they stand for.
-pub(crate) fn calls_value(calls: &[Call]) -> Value {
+fn calls_value(calls: &[Call]) -> Value {
     Value::Array(
         calls
             .iter()
@@ -190,9 +190,4 @@ impl Serialize for FunctionJson<'_> {
         map.serialize_entry("arguments", &self.0.arguments)?;
         map.end()
     }
-}
-
-/// The role's value, for [`FieldValue::Str`].
-pub(crate) fn role_value(role: Role) -> FieldValue<'static> {
-    FieldValue::Str(role.as_str())
 }

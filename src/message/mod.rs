@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 mod fields;
 
 pub(crate) use fields::{Call, FieldValue};
-use fields::{Key, Slot, role_value};
+use fields::{Key, Slot};
 
 use crate::tokens::costs::Costs;
 
@@ -287,7 +287,7 @@ impl Message {
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, FieldValue<'_>)> {
         self.fields.iter().map(|(k, v)| {
             let value = match v {
-                Slot::Role => role_value(self.role),
+                Slot::Role => FieldValue::Str(self.role.as_str()),
                 Slot::Calls(calls) => FieldValue::Calls(calls),
                 Slot::Json(value) => FieldValue::Json(value),
             };

@@ -11,11 +11,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use bpe_openai::Tokenizer;
+
 use super::TokenCounter;
 use super::tools::{ToolConstants, tool_schema_tokens};
 use crate::message::Message;
 use crate::tool_schemas::ToolSchemas;
-use bpe_openai::Tokenizer;
 
 /// Tokens per message, per name, and to prime the reply, as in OpenAI's cookbook.
 const PER_MESSAGE: u64 = 3;

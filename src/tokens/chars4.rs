@@ -4,13 +4,12 @@
 //! Python: `ceil((len(SYSTEM) + Σ len(json.dumps(m))) / 4)`, lengths in code points of the
 //! ASCII-escaped text. One ceiling per request; tool schemas are ignored, as the seed does.
 
-use crate::tool_schemas::ToolSchemas;
-
 use super::TokenCounter;
 use super::json_len::{
     code_points, js_message_len, js_message_len_with_content, py_message_len, py_message_len_with_content, utf16_len,
 };
 use crate::message::Message;
+use crate::tool_schemas::ToolSchemas;
 
 /// Which listing of the seed the estimate follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
