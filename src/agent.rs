@@ -138,7 +138,7 @@ impl<M: Model, T: Tools> Agent<M, T> {
     ) -> Ask {
         self.conversation.messages.push(user);
         for turn in 1..=max_turns {
-            let limit = self.compactor.policy().limit();
+            let limit = self.compactor.limit();
             let compaction = self.compact(request, limit, None, on_call);
             let reply = match self.call(request, turn, (compaction, limit), false, on_call) {
                 Ok(reply) => reply,
@@ -231,7 +231,7 @@ impl<M: Model, T: Tools> Agent<M, T> {
             .true_counter
             .tokens(self.true_counter.prefix_units(c.system.as_ref(), &c.tools));
         let mut record = CallRecord {
-            strategy: self.compactor.strategy().to_string(),
+            strategy: self.compactor.name().to_owned(),
             turn,
             estimated_tokens,
             compaction: Some(compaction),

@@ -128,6 +128,11 @@ pub struct Compactor {
     strategy: Strategy,
     policy: Policy,
     estimator: Arc<dyn TokenCounter>,
+    /// The policy's limit, the strategy's name and its stages' names: fixed, so computed once,
+    /// not before every call.
+    limit: u64,
+    name: String,
+    stage_names: Vec<String>,
     /// Per stage: held back by its loop guard.
     guarded: Vec<bool>,
     /// History length after the last call: what is past it is new.
@@ -140,6 +145,9 @@ impl Compactor {
     pub fn new(strategy: Strategy, policy: Policy, estimator: Arc<dyn TokenCounter>) -> Compactor {
         let guarded = vec![false; strategy.stages.len()];
         Compactor {
+            limit: policy.limit(),
+            name: strategy.to_string(),
+            stage_names: strategy.stages.iter().map(StageSpec::to_string).collect(),
             strategy,
             policy,
             estimator,
@@ -158,6 +166,16 @@ impl Compactor {
         &self.policy
     }
 
+    /// The policy's limit ([`Policy::limit`]).
+    pub fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The strategy's canonical name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     /// The name of the estimator the compactor decides with (`reference` has its own).
     pub fn estimator_name(&self) -> &'static str {
         match self.strategy.stages.as_slice() {
@@ -169,8 +187,7 @@ impl Compactor {
     /// Compacts the conversation's history in place, to the policy's limit. A `summarize`
     /// stage needs a model: without one ([`Compactor::compact_with`]) it is skipped.
     pub fn compact(&mut self, conversation: &mut Conversation) -> Compaction {
-        let limit = self.policy.limit();
-        self.compact_to(conversation, limit)
+        self.compact_to(conversation, self.limit)
     }
 
     /// Compacts to a given limit with every stage going as far as its means allow when the
@@ -206,7 +223,7 @@ impl Compactor {
                 *flavor,
             );
             let run = StageRun {
-                stage: self.strategy.to_string(),
+                stage: self.name.clone(),
                 ran: before > limit,
                 guarded: false,
                 tokens_before: before,
@@ -260,7 +277,7 @@ impl Compactor {
                 }
             }
             stages.push(StageRun {
-                stage: stage.to_string(),
+                stage: self.stage_names[k].clone(),
                 ran: wanted && !guarded && runnable,
                 guarded,
                 tokens_before: before,
