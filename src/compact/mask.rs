@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use super::notes::{CLEARED, is_placeholder, mask_placeholder};
+use super::notes::{CLEARED, is_placeholder, mask_placeholder_of_length};
 use super::work::{Work, tool_results};
 use crate::conversation::first_user;
 use crate::tokens::json_len::code_points;
@@ -36,13 +36,14 @@ pub(crate) fn mask(work: &mut Work<'_>, m: usize, always: bool) {
         if !always && !work.over() {
             return;
         }
-        let Some(content) = work.messages()[i].content_str() else {
+        let m = &work.messages()[i];
+        let Some(content) = m.content_str() else {
             continue;
         };
         if is_placeholder(content) {
             continue;
         }
-        let placeholder = mask_placeholder(&tool, content);
+        let placeholder = mask_placeholder_of_length(&tool, m.text_utf16_len());
         if longer(content, &placeholder) && work.rewrite_if_smaller(i, placeholder) {
             work.counts.masked += 1;
         }

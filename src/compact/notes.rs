@@ -1,6 +1,8 @@
 //! The texts strategies write in place of what they remove, in one place, so that each stage
 //! recognises the others' work and a pipeline run twice changes nothing the second time.
 
+use std::fmt::Write;
+
 use super::spec::Flavor;
 
 /// What every truncation note starts with; results starting so are never truncated again.
@@ -11,7 +13,20 @@ pub const TRUNCATED: &str = "[Truncated";
 /// `Ts`: N and the cut in UTF-16 units, a cut that would split a surrogate pair stops one unit
 /// earlier, `…`. `Py`: N and the cut in code points, `...`.
 pub fn truncation_note(content: &str, preview: usize, flavor: Flavor) -> String {
-    let (length, cut, ellipsis) = match flavor {
+    let length = match flavor {
+        Flavor::Ts => crate::tokens::json_len::utf16_len(content),
+        Flavor::Py => crate::tokens::json_len::code_points(content),
+    };
+    truncation_note_of_length(content, length, preview, flavor)
+}
+
+/// [`truncation_note`] of a content whose length (in the flavor's units) is known.
+pub(crate) fn truncation_note_of_length(content: &str, length: u64, preview: usize, flavor: Flavor) -> String {
+    let head = &content.as_bytes()[..preview.min(content.len())];
+    let (cut, ellipsis) = match flavor {
+        // ASCII: a byte is a unit and a code point, so the cut is the head's end.
+        Flavor::Ts if head.is_ascii() => (head.len(), "…"),
+        Flavor::Py if head.is_ascii() => (head.len(), "..."),
         Flavor::Ts => {
             // The cut: within the first `preview` units, never inside a surrogate pair.
             let mut units = 0;
@@ -23,20 +38,26 @@ pub fn truncation_note(content: &str, preview: usize, flavor: Flavor) -> String 
                 }
                 units += c.len_utf16();
             }
-            (crate::tokens::json_len::utf16_len(content), cut, "…")
+            (cut, "…")
         }
         Flavor::Py => {
             let cut = content
                 .char_indices()
                 .nth(preview)
                 .map_or(content.len(), |(byte, _)| byte);
-            (crate::tokens::json_len::code_points(content), cut, "...")
+            (cut, "...")
         }
     };
-    format!(
-        "[Truncated to save context: {length} chars. Preview: {}{ellipsis}]",
-        &content[..cut]
-    )
+    // Written piece by piece: one of these per old result, and `format!` was most of its cost.
+    let mut note = String::with_capacity(64 + cut);
+    note.push_str("[Truncated to save context: ");
+    // A `String` takes any text: writing to it cannot fail.
+    let _ = write!(note, "{length}");
+    note.push_str(" chars. Preview: ");
+    note.push_str(&content[..cut]);
+    note.push_str(ellipsis);
+    note.push(']');
+    note
 }
 
 /// What every `mask` placeholder starts with.
@@ -44,8 +65,12 @@ pub const MASKED: &str = "[Output of ";
 
 /// What `mask` writes in place of a result.
 pub fn mask_placeholder(tool: &str, content: &str) -> String {
-    let chars = crate::tokens::json_len::utf16_len(content);
-    format!("{MASKED}{tool} omitted: {chars} chars]")
+    mask_placeholder_of_length(tool, crate::tokens::json_len::utf16_len(content))
+}
+
+/// [`mask_placeholder`] of a content `units` UTF-16 units long.
+pub(crate) fn mask_placeholder_of_length(tool: &str, units: u64) -> String {
+    format!("{MASKED}{tool} omitted: {units} chars]")
 }
 
 /// What `clear-tool-uses` writes in place of a result.

@@ -5,7 +5,7 @@
 //! placeholder) and results whose content is not a string. Like the seed, it rewrites a result
 //! even when the note is longer.
 
-use super::notes::{is_placeholder, truncation_note};
+use super::notes::{is_placeholder, truncation_note_of_length};
 use super::spec::Flavor;
 use super::work::Work;
 use crate::conversation::{first_user, keep_from};
@@ -28,7 +28,12 @@ pub(crate) fn truncate(work: &mut Work<'_>, preview: usize, flavor: Flavor) {
         let Some(content) = m.content_str().filter(|c| !is_placeholder(c)) else {
             continue;
         };
-        let note = truncation_note(content, preview, flavor);
+        // The length is known when the estimator counted the message (chars4 notes it).
+        let length = match flavor {
+            Flavor::Ts => m.text_utf16_len(),
+            Flavor::Py => m.text_code_points(),
+        };
+        let note = truncation_note_of_length(content, length, preview, flavor);
         work.rewrite(i, note);
         work.counts.truncated += 1;
     }

@@ -36,6 +36,14 @@ impl Key {
         }
     }
 
+    /// The name's length as a JSON string: only the names ctxbench knows are plain ASCII.
+    pub(crate) fn known_len(&self) -> Option<u64> {
+        match self {
+            Key::Other(_) => None,
+            known => Some(known.as_str().len() as u64 + 2),
+        }
+    }
+
     pub(crate) fn as_str(&self) -> &str {
         match self {
             Key::Role => "role",
@@ -81,8 +89,8 @@ impl Call {
 /// A field's value as read: what a JSON writer or a length needs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum FieldValue<'a> {
-    /// A JSON string (the role).
-    Str(&'a str),
+    /// A name written as a JSON string, plain ASCII with nothing to escape (the role).
+    Name(&'static str),
     /// Canonical tool calls.
     Calls(&'a [Call]),
     /// Any JSON value.
@@ -147,7 +155,7 @@ impl FieldValue<'_> {
     /// The value as a `serde_json::Value` (a copy).
     pub(crate) fn to_value(self) -> Value {
         match self {
-            FieldValue::Str(s) => Value::String(s.to_owned()),
+            FieldValue::Name(s) => Value::String(s.to_owned()),
             FieldValue::Calls(calls) => calls_value(calls),
             FieldValue::Json(v) => v.clone(),
         }
@@ -157,7 +165,7 @@ impl FieldValue<'_> {
 impl Serialize for FieldValue<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match *self {
-            FieldValue::Str(s) => serializer.serialize_str(s),
+            FieldValue::Name(s) => serializer.serialize_str(s),
             FieldValue::Json(v) => v.serialize(serializer),
             FieldValue::Calls(calls) => {
                 let mut seq = serializer.serialize_seq(Some(calls.len()))?;

@@ -17,10 +17,11 @@ use serde_json::{Map, Value};
 
 mod fields;
 
-pub(crate) use fields::{Call, FieldValue};
-use fields::{Key, Slot};
+use fields::Slot;
+pub(crate) use fields::{Call, FieldValue, Key};
 
-use crate::tokens::costs::Costs;
+use crate::tokens::costs::{Costs, TEXT_CODE_POINTS, TEXT_UTF16};
+use crate::tokens::json_len::{code_points, utf16_len};
 
 /// What a ctxbench summary message starts with; such a user message is not a request.
 pub const SUMMARY_PREFIX: &str = "[Summary of earlier conversation]";
@@ -284,14 +285,14 @@ impl Message {
     }
 
     /// The fields in order, as a JSON writer or a length reads them.
-    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, FieldValue<'_>)> {
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&Key, FieldValue<'_>)> {
         self.fields.iter().map(|(k, v)| {
             let value = match v {
-                Slot::Role => FieldValue::Str(self.role.as_str()),
+                Slot::Role => FieldValue::Name(self.role.as_str()),
                 Slot::Calls(calls) => FieldValue::Calls(calls),
                 Slot::Json(value) => FieldValue::Json(value),
             };
-            (k.as_str(), value)
+            (k, value)
         })
     }
 
@@ -341,6 +342,17 @@ impl Message {
     /// The cost a counter found for this message (in its `slot`), computing it the first time.
     pub(crate) fn cost(&self, slot: usize, compute: impl FnOnce() -> u64) -> u64 {
         self.costs.get(slot, compute)
+    }
+
+    /// The length of [`Message::text`] in UTF-16 units, remembered like a cost; `chars4` notes it
+    /// while counting the message, so a note's `N chars` does not read the text again.
+    pub(crate) fn text_utf16_len(&self) -> u64 {
+        self.cost(TEXT_UTF16, || utf16_len(&self.text()))
+    }
+
+    /// The length of [`Message::text`] in code points, as [`Message::text_utf16_len`].
+    pub(crate) fn text_code_points(&self) -> u64 {
+        self.cost(TEXT_CODE_POINTS, || code_points(&self.text()))
     }
 
     /// Sets the content, returning the field as it was (`None` when absent), for
@@ -396,7 +408,9 @@ impl Message {
 
     /// The whole JSON object, as it will be written (a copy).
     pub fn to_map(&self) -> Map<String, Value> {
-        self.entries().map(|(k, v)| (k.to_owned(), v.to_value())).collect()
+        self.entries()
+            .map(|(k, v)| (k.as_str().to_owned(), v.to_value()))
+            .collect()
     }
 
     /// The JSON object.
@@ -464,7 +478,7 @@ impl Serialize for Message {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.fields.len()))?;
         for (key, value) in self.entries() {
-            map.serialize_entry(key, &value)?;
+            map.serialize_entry(key.as_str(), &value)?;
         }
         map.end()
     }

@@ -5,8 +5,10 @@
 //! ASCII-escaped text. One ceiling per request; tool schemas are ignored, as the seed does.
 
 use super::TokenCounter;
+use super::costs::{TEXT_CODE_POINTS, TEXT_UTF16};
 use super::json_len::{
-    code_points, js_message_len, js_message_len_with_content, py_message_len, py_message_len_with_content, utf16_len,
+    code_points, js_message_len_and_text_utf16, js_message_len_with_content, py_message_len_and_text_code_points,
+    py_message_len_with_content, utf16_len,
 };
 use crate::message::Message;
 use crate::tool_schemas::ToolSchemas;
@@ -51,17 +53,29 @@ impl TokenCounter for Chars4 {
 
     fn prefix_units(&self, system: Option<&Message>, _tools: &ToolSchemas) -> u64 {
         // The system prompt counts as plain text, not as a message: its own cost slots.
-        let slot = match self.flavor {
-            Chars4Flavor::Js => 4,
-            Chars4Flavor::Py => 5,
-        };
-        system.map_or(0, |m| m.cost(slot, || self.text_len(&m.text())))
+        system.map_or(0, |m| match self.flavor {
+            Chars4Flavor::Js => m.text_utf16_len(),
+            Chars4Flavor::Py => m.text_code_points(),
+        })
     }
 
     fn message_units(&self, message: &Message) -> u64 {
         match self.flavor {
-            Chars4Flavor::Js => message.cost(0, || js_message_len(message)),
-            Chars4Flavor::Py => message.cost(1, || py_message_len(message)),
+            // The text's length comes with the message's: noted for the notes that need it.
+            Chars4Flavor::Js => message.cost(0, || {
+                let (len, text) = js_message_len_and_text_utf16(message);
+                if let Some(units) = text {
+                    message.cost(TEXT_UTF16, || units);
+                }
+                len
+            }),
+            Chars4Flavor::Py => message.cost(1, || {
+                let (len, text) = py_message_len_and_text_code_points(message);
+                if let Some(chars) = text {
+                    message.cost(TEXT_CODE_POINTS, || chars);
+                }
+                len
+            }),
         }
     }
 
@@ -112,5 +126,24 @@ mod tests {
         let m = message(json!({"role": "assistant", "content": "🚲 On it 👍"}));
         // {"role": "assistant", "content": "\ud83d\udeb2 On it \ud83d\udc4d"} is 67 characters.
         assert_eq!(c.message_units(&m), 67);
+    }
+
+    #[test]
+    fn counting_a_message_notes_its_text_length() {
+        for text in crate::message::tests::SHAPES {
+            let m: Message = serde_json::from_str(text).expect("valid");
+            let string = m.content_str().is_some();
+            Chars4::new(Chars4Flavor::Js).message_units(&m);
+            Chars4::new(Chars4Flavor::Py).message_units(&m);
+            // Noted when the content is a string: the notes then need not read the text again.
+            let utf16 = m.cost(TEXT_UTF16, || u64::MAX);
+            let chars = m.cost(TEXT_CODE_POINTS, || u64::MAX);
+            if string {
+                assert_eq!(utf16, utf16_len(&m.text()), "{text}");
+                assert_eq!(chars, code_points(&m.text()), "{text}");
+            }
+            assert_eq!(m.text_utf16_len(), utf16_len(&m.text()), "{text}");
+            assert_eq!(m.text_code_points(), code_points(&m.text()), "{text}");
+        }
     }
 }

@@ -7,6 +7,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 /// prompts as plain text, `o200k`, `cl100k`); each counter owns one slot.
 const SLOTS: usize = 6;
 
+/// The slot of a message's text length in UTF-16 units (JavaScript's `.length`): `chars4`'s
+/// cost of a system prompt, and the `N chars` of `truncate`'s and `mask`'s notes.
+pub(crate) const TEXT_UTF16: usize = 4;
+/// The slot of a message's text length in code points (Python's `len`), as [`TEXT_UTF16`].
+pub(crate) const TEXT_CODE_POINTS: usize = 5;
+
 /// A slot with no cost in it. A cost this large (four billion units in one message) is never
 /// cached: it is computed each time, so the cache stays exact.
 const UNKNOWN: u32 = u32::MAX;

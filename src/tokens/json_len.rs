@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::message::{Call, FieldValue, Message};
+use crate::message::{Call, FieldValue, Key, Message};
 
 /// `JSON.stringify(value).length` in UTF-16 code units.
 pub fn js_len(value: &Value) -> u64 {
@@ -32,22 +32,30 @@ pub fn py_object_len(map: &Map<String, Value>) -> u64 {
 
 /// Σ `weight(b)` over the bytes of `s`, for weights of at most [`MAX_WEIGHT`]. These sums run
 /// over every byte of every history, so they are made the way vector units like: weights of 32
-/// bytes at a time added in 8-bit lanes, widened only every 21 blocks (21 × 12 < 256).
+/// bytes at a time added in 8-bit lanes, widened only every 21 blocks (21 × 12 < 256). The last
+/// bytes (all of a key, a role or an id) make one more block, padded with a byte of known weight.
 fn weigh(s: &[u8], weight: impl Fn(u8) -> u8) -> u64 {
     const LANES: usize = 32;
     const ROUNDS: usize = u8::MAX as usize / MAX_WEIGHT as usize;
-    let mut total = 0;
-    for group in s.chunks(LANES * ROUNDS) {
-        let blocks = group.chunks_exact(LANES);
-        let rest = blocks.remainder();
-        let mut lanes = [0u8; LANES];
-        for block in blocks {
-            for (lane, &b) in lanes.iter_mut().zip(block) {
-                *lane = lane.wrapping_add(weight(b));
-            }
+    const PAD: u8 = b'a';
+    let add = |lanes: &mut [u8; LANES], block: &[u8]| {
+        for (lane, &b) in lanes.iter_mut().zip(block) {
+            *lane = lane.wrapping_add(weight(b));
         }
-        total += lanes.iter().map(|&n| u64::from(n)).sum::<u64>();
-        total += rest.iter().map(|&b| u64::from(weight(b))).sum::<u64>();
+    };
+    let widen = |lanes: &[u8; LANES]| lanes.iter().map(|&n| u64::from(n)).sum::<u64>();
+    let (body, rest) = s.split_at(s.len() / LANES * LANES);
+    let mut tail = [PAD; LANES];
+    tail[..rest.len()].copy_from_slice(rest);
+    let mut lanes = [0; LANES];
+    add(&mut lanes, &tail);
+    let mut total = widen(&lanes) - (LANES - rest.len()) as u64 * u64::from(weight(PAD));
+    for group in body.chunks(LANES * ROUNDS) {
+        let mut lanes = [0; LANES];
+        for block in group.chunks_exact(LANES) {
+            add(&mut lanes, block);
+        }
+        total += widen(&lanes);
     }
     total
 }
@@ -63,12 +71,20 @@ fn continuation(b: u8) -> bool {
 /// Length of `s` in UTF-16 code units (JavaScript's `.length`), from its bytes: a lead byte of a
 /// four-byte sequence is two units, continuation bytes none, any other byte one.
 pub fn utf16_len(s: &str) -> u64 {
-    weigh(s.as_bytes(), |b| u8::from(!continuation(b)) + u8::from(b >= 0xf0))
+    weigh(s.as_bytes(), utf16_weight)
+}
+
+fn utf16_weight(b: u8) -> u8 {
+    u8::from(!continuation(b)) + u8::from(b >= 0xf0)
 }
 
 /// Length of `s` in code points (Python's `len`).
 pub fn code_points(s: &str) -> u64 {
-    weigh(s.as_bytes(), |b| u8::from(!continuation(b)))
+    weigh(s.as_bytes(), code_point_weight)
+}
+
+fn code_point_weight(b: u8) -> u8 {
+    u8::from(!continuation(b))
 }
 
 struct Dialect {
@@ -76,6 +92,9 @@ struct Dialect {
     item_sep: u64,
     key_sep: u64,
     string: fn(&str) -> u64,
+    /// The string's length and its length in this dialect's characters (UTF-16 units, code
+    /// points), in one pass.
+    string_and_chars: fn(&str) -> (u64, u64),
     float: fn(f64) -> u64,
 }
 
@@ -83,12 +102,14 @@ const JS: Dialect = Dialect {
     item_sep: 1,
     key_sep: 1,
     string: js_string_len,
+    string_and_chars: js_string_and_utf16_len,
     float: js_float_len,
 };
 const PY: Dialect = Dialect {
     item_sep: 2,
     key_sep: 2,
     string: py_string_len,
+    string_and_chars: py_string_and_code_points,
     float: py_float_len,
 };
 
@@ -109,48 +130,65 @@ fn len(value: &Value, d: &Dialect) -> u64 {
 
 /// [`js_len`] of a message's JSON object, read from its stored fields.
 pub fn js_message_len(message: &Message) -> u64 {
-    message_len(message, None, &JS)
+    message_len(message, None, &JS).0
 }
 
 /// [`py_len`] of a message's JSON object.
 pub fn py_message_len(message: &Message) -> u64 {
+    message_len(message, None, &PY).0
+}
+
+/// [`js_message_len`], and the [`utf16_len`] of the content when it is a string, found on the way.
+pub(crate) fn js_message_len_and_text_utf16(message: &Message) -> (u64, Option<u64>) {
+    message_len(message, None, &JS)
+}
+
+/// [`py_message_len`], and the [`code_points`] of the content when it is a string.
+pub(crate) fn py_message_len_and_text_code_points(message: &Message) -> (u64, Option<u64>) {
     message_len(message, None, &PY)
 }
 
 /// [`js_message_len`] of the message with its `content` set to the string `content` (added at
 /// the end when absent), computed from its other fields: the old content is never read.
 pub fn js_message_len_with_content(message: &Message, content: &str) -> u64 {
-    message_len(message, Some(content), &JS)
+    message_len(message, Some(content), &JS).0
 }
 
 /// [`py_message_len`] of the message with its `content` set to the string `content`.
 pub fn py_message_len_with_content(message: &Message, content: &str) -> u64 {
-    message_len(message, Some(content), &PY)
+    message_len(message, Some(content), &PY).0
 }
 
-fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> u64 {
-    let (mut fields, mut inner, mut replaced) = (0u64, 0u64, false);
+/// The length of the message's object with `content` in place of its own when given; and the
+/// length of its own content in the dialect's characters, when that is a string it measured.
+fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, Option<u64>) {
+    let (mut fields, mut inner, mut replaced, mut chars) = (0u64, 0u64, false, None);
     for (key, value) in message.entries() {
-        let value = match content {
-            Some(content) if key == "content" => {
+        let value = match (content, value) {
+            (Some(content), _) if *key == Key::Content => {
                 replaced = true;
                 (d.string)(content)
             }
-            _ => field_len(value, d),
+            (None, FieldValue::Json(Value::String(text))) if *key == Key::Content => {
+                let (len, text_chars) = (d.string_and_chars)(text);
+                chars = Some(text_chars);
+                len
+            }
+            (_, value) => field_len(value, d),
         };
         fields += 1;
-        inner += (d.string)(key) + d.key_sep + value;
+        inner += key.known_len().unwrap_or_else(|| (d.string)(key.as_str())) + d.key_sep + value;
     }
     if let (Some(content), false) = (content, replaced) {
         fields += 1;
-        inner += (d.string)("content") + d.key_sep + (d.string)(content);
+        inner += plain_len("content") + d.key_sep + (d.string)(content);
     }
-    2 + inner + d.item_sep * fields.saturating_sub(1)
+    (2 + inner + d.item_sep * fields.saturating_sub(1), chars)
 }
 
 fn field_len(value: FieldValue<'_>, d: &Dialect) -> u64 {
     match value {
-        FieldValue::Str(s) => (d.string)(s),
+        FieldValue::Name(s) => plain_len(s),
         FieldValue::Json(v) => len(v, d),
         FieldValue::Calls(calls) => {
             let inner: u64 = calls.iter().map(|c| call_len(c, d)).sum();
@@ -161,14 +199,21 @@ fn field_len(value: FieldValue<'_>, d: &Dialect) -> u64 {
 
 /// `{"id": …, "type": "function", "function": {"name": …, "arguments": …}}`.
 fn call_len(call: &Call, d: &Dialect) -> u64 {
-    let entry = |key: &str, value: u64| (d.string)(key) + d.key_sep + value;
+    let entry = |key: &str, value: u64| plain_len(key) + d.key_sep + value;
     let function =
         2 + entry("name", (d.string)(&call.name)) + d.item_sep + entry("arguments", (d.string)(&call.arguments));
     2 + entry("id", (d.string)(&call.id))
         + d.item_sep
-        + entry("type", (d.string)("function"))
+        + entry("type", plain_len("function"))
         + d.item_sep
         + entry("function", function)
+}
+
+/// The JSON length of a string known to be plain ASCII with nothing to escape (a key ctxbench
+/// writes): the same in both dialects.
+fn plain_len(s: &str) -> u64 {
+    debug_assert!(s.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\'));
+    s.len() as u64 + 2
 }
 
 fn object_len(map: &Map<String, Value>, d: &Dialect) -> u64 {
@@ -198,17 +243,41 @@ fn decimal_len(mut n: u64) -> u64 {
 /// `JSON.stringify(s).length`: the quotes, each UTF-16 unit, one more for `"`, `\\` and the
 /// short escapes (`\b \f \n \r \t`), five more for the other control characters (`\u00XX`).
 fn js_string_len(s: &str) -> u64 {
-    2 + weigh(s.as_bytes(), |b| {
-        u8::from(!continuation(b)) + u8::from(b >= 0xf0) + escape(b)
-    })
+    2 + weigh(s.as_bytes(), js_weight)
+}
+
+fn js_weight(b: u8) -> u8 {
+    utf16_weight(b) + escape(b)
 }
 
 /// As [`js_string_len`] with `json.dumps`'s ASCII escapes: every non-ASCII character is `\uXXXX`
 /// (6 characters), astral ones two of them (12), and DEL is `\u007f`.
 fn py_string_len(s: &str) -> u64 {
-    2 + weigh(s.as_bytes(), |b| {
-        u8::from(b < 0x80) + 6 * u8::from(b >= 0xc0) + 6 * u8::from(b >= 0xf0) + escape(b) + 5 * u8::from(b == 0x7f)
-    })
+    2 + weigh(s.as_bytes(), py_weight)
+}
+
+fn py_weight(b: u8) -> u8 {
+    u8::from(b < 0x80) + 6 * u8::from(b >= 0xc0) + 6 * u8::from(b >= 0xf0) + escape(b) + 5 * u8::from(b == 0x7f)
+}
+
+/// [`js_string_len`] and [`utf16_len`] of `s` in one pass over memory: both sums are made a few
+/// kilobytes at a time, the second over bytes the first just brought into the cache.
+fn js_string_and_utf16_len(s: &str) -> (u64, u64) {
+    fused(s, js_weight, utf16_weight)
+}
+
+/// [`py_string_len`] and [`code_points`] of `s`, as [`js_string_and_utf16_len`].
+fn py_string_and_code_points(s: &str) -> (u64, u64) {
+    fused(s, py_weight, code_point_weight)
+}
+
+fn fused(s: &str, string: impl Fn(u8) -> u8, chars: impl Fn(u8) -> u8) -> (u64, u64) {
+    let (mut string_len, mut chars_len) = (2, 0);
+    for chunk in s.as_bytes().chunks(4096) {
+        string_len += weigh(chunk, &string);
+        chars_len += weigh(chunk, &chars);
+    }
+    (string_len, chars_len)
 }
 
 /// What escaping an ASCII byte adds to its one character.
