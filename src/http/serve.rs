@@ -254,7 +254,7 @@ impl<'a> Endpoint<'a> {
             .messages
             .iter()
             .find(|m| m.is_request())
-            .map(|m| m.content().map(Value::to_string).unwrap_or_default())
+            .map(|m| m.content().map(|c| c.to_string()).unwrap_or_default())
             .unwrap_or_default();
         let key = (first, user.clone());
         let i = match runs.by_key.get(&key) {

@@ -148,7 +148,7 @@ pub(crate) fn walk(messages: &[Message], source_name: &str) -> Result<Walked, Er
             Role::Tool => {
                 w.finder.source(&text, i);
                 w.tool_result_name |= m.name().is_some();
-                let content = match m.content() {
+                let content = match m.content().as_deref() {
                     None | Some(Value::Null) => None,
                     Some(Value::String(s)) => Some(s.clone()),
                     Some(_) => {
@@ -205,7 +205,7 @@ fn other(finder: &mut FactFinder, m: &Message) {
 
 /// An assistant message as a step; errors name the place in the message.
 fn step(index: usize, m: &Message) -> Result<WalkedStep, (String, String)> {
-    let reply = match m.content() {
+    let reply = match m.content().as_deref() {
         None | Some(Value::Null) => None,
         Some(Value::String(s)) => Some(s.clone()),
         Some(_) => {

@@ -181,9 +181,9 @@ impl Message {
                     (Key::Role, _) => Slot::Role,
                     (Key::ToolCalls, Value::Array(list)) => match fields::canonical_calls(&list) {
                         Some(calls) => Slot::Calls(calls),
-                        None => Slot::Json(Value::Array(list)),
+                        None => Slot::Json(Box::new(Value::Array(list))),
                     },
-                    (_, value) => Slot::Json(value),
+                    (_, value) => Slot::from_value(value),
                 };
                 (key, slot)
             })
@@ -207,10 +207,7 @@ impl Message {
     pub fn new(role: Role, content: impl Into<String>) -> Message {
         Message::with_fields(
             role,
-            vec![
-                (Key::Role, Slot::Role),
-                (Key::Content, Slot::Json(Value::String(content.into()))),
-            ],
+            vec![(Key::Role, Slot::Role), (Key::Content, Slot::Str(content.into()))],
         )
     }
 
@@ -224,11 +221,14 @@ impl Message {
     pub fn tool_result_as(tool_call_id: impl Into<String>, name: Option<&str>, content: Option<String>) -> Message {
         let mut fields = Vec::with_capacity(4);
         fields.push((Key::Role, Slot::Role));
-        fields.push((Key::ToolCallId, Slot::Json(Value::String(tool_call_id.into()))));
+        fields.push((Key::ToolCallId, Slot::Str(tool_call_id.into())));
         if let Some(name) = name {
-            fields.push((Key::Name, Slot::Json(Value::String(name.into()))));
+            fields.push((Key::Name, Slot::Str(name.into())));
         }
-        fields.push((Key::Content, Slot::Json(content.map_or(Value::Null, Value::String))));
+        fields.push((
+            Key::Content,
+            content.map_or(Slot::Json(Box::new(Value::Null)), Slot::Str),
+        ));
         Message::with_fields(Role::Tool, fields)
     }
 
@@ -243,7 +243,7 @@ impl Message {
             })
             .collect();
         let calls = if calls.is_empty() {
-            Slot::Json(Value::Array(Vec::new()))
+            Slot::Json(Box::new(Value::Array(Vec::new())))
         } else {
             Slot::Calls(calls)
         };
@@ -251,7 +251,7 @@ impl Message {
             Role::Assistant,
             vec![
                 (Key::Role, Slot::Role),
-                (Key::Content, Slot::Json(Value::Null)),
+                (Key::Content, Slot::Json(Box::new(Value::Null))),
                 (Key::ToolCalls, calls),
             ],
         )
@@ -262,23 +262,20 @@ impl Message {
         self.fields.iter().find_map(|(k, v)| (k == key).then_some(v))
     }
 
-    /// A field's JSON value; `None` for the role and canonical calls, which are not stored as JSON.
-    fn field(&self, key: Key) -> Option<&Value> {
+    /// A field's value when it is a string.
+    fn str_field(&self, key: Key) -> Option<&str> {
         match self.slot(&key)? {
-            Slot::Json(value) => Some(value),
-            Slot::Role | Slot::Calls(_) => None,
+            Slot::Str(s) => Some(s),
+            _ => None,
         }
     }
 
     /// Sets `content` in its place (at the end when absent), returning what it held.
-    fn put_content(&mut self, content: Value) -> Option<Value> {
+    fn put_content(&mut self, content: Slot) -> Option<Value> {
         match self.fields.iter_mut().find(|(k, _)| *k == Key::Content) {
-            Some((_, slot)) => match std::mem::replace(slot, Slot::Json(content)) {
-                Slot::Json(old) => Some(old),
-                Slot::Role | Slot::Calls(_) => None,
-            },
+            Some((_, slot)) => std::mem::replace(slot, content).into_value(),
             None => {
-                self.fields.push((Key::Content, Slot::Json(content)));
+                self.fields.push((Key::Content, content));
                 None
             }
         }
@@ -289,6 +286,7 @@ impl Message {
         self.fields.iter().map(|(k, v)| {
             let value = match v {
                 Slot::Role => FieldValue::Name(self.role.as_str()),
+                Slot::Str(s) => FieldValue::Str(s),
                 Slot::Calls(calls) => FieldValue::Calls(calls),
                 Slot::Json(value) => FieldValue::Json(value),
             };
@@ -302,8 +300,13 @@ impl Message {
     }
 
     /// The `content` field as written: `None` when absent, `Some(Value::Null)` when `null`.
-    pub fn content(&self) -> Option<&Value> {
-        self.field(Key::Content)
+    /// A string is copied into a `Value` (see [`Message::content_str`] to borrow it).
+    pub fn content(&self) -> Option<Cow<'_, Value>> {
+        match self.slot(&Key::Content)? {
+            Slot::Str(s) => Some(Cow::Owned(Value::String(s.clone()))),
+            Slot::Json(value) => Some(Cow::Borrowed(value)),
+            Slot::Role | Slot::Calls(_) => None,
+        }
     }
 
     /// Whether this message opens a request: a user message that is not a ctxbench summary.
@@ -313,22 +316,22 @@ impl Message {
 
     /// The content when it is a plain string.
     pub fn content_str(&self) -> Option<&str> {
-        self.field(Key::Content).and_then(Value::as_str)
+        self.str_field(Key::Content)
     }
 
     /// The content's text: the string, the concatenated `text` of its parts, or `""`.
     pub fn text(&self) -> Cow<'_, str> {
-        match self.field(Key::Content) {
-            Some(Value::String(s)) => Cow::Borrowed(s),
-            Some(Value::Array(parts)) => {
-                let mut text = String::new();
-                for part in parts {
-                    if let Some(t) = part.get("text").and_then(Value::as_str) {
-                        text.push_str(t);
-                    }
-                }
-                Cow::Owned(text)
-            }
+        match self.slot(&Key::Content) {
+            Some(Slot::Str(s)) => Cow::Borrowed(s),
+            Some(Slot::Json(value)) => match value.as_array() {
+                Some(parts) => Cow::Owned(
+                    parts
+                        .iter()
+                        .filter_map(|part| part.get("text").and_then(Value::as_str))
+                        .collect(),
+                ),
+                None => Cow::Borrowed(""),
+            },
             _ => Cow::Borrowed(""),
         }
     }
@@ -336,7 +339,7 @@ impl Message {
     /// Replaces the content by a string, keeping the field's place among the others.
     pub fn set_content(&mut self, content: String) {
         self.costs.forget();
-        self.put_content(Value::String(content));
+        self.put_content(Slot::Str(content));
     }
 
     /// The cost a counter found for this message (in its `slot`), computing it the first time.
@@ -359,7 +362,7 @@ impl Message {
     /// [`Message::restore_content`].
     pub fn replace_content(&mut self, content: Value) -> Option<Value> {
         self.costs.forget();
-        self.put_content(content)
+        self.put_content(Slot::from_value(content))
     }
 
     /// Puts back what [`Message::replace_content`] returned, absent included.
@@ -367,7 +370,7 @@ impl Message {
         self.costs.forget();
         match old {
             Some(value) => {
-                self.put_content(value);
+                self.put_content(Slot::from_value(value));
             }
             None => self.fields.retain(|(k, _)| *k != Key::Content),
         }
@@ -377,7 +380,7 @@ impl Message {
     pub fn calls(&self) -> impl Iterator<Item = ToolCall<'_>> {
         let (canonical, other): (&[Call], &[Value]) = match self.slot(&Key::ToolCalls) {
             Some(Slot::Calls(calls)) => (calls, &[]),
-            Some(Slot::Json(Value::Array(list))) => (&[], list),
+            Some(Slot::Json(value)) => (&[], value.as_array().map_or(&[][..], Vec::as_slice)),
             _ => (&[], &[]),
         };
         canonical.iter().map(Call::view).chain(other.iter().filter_map(|call| {
@@ -398,12 +401,12 @@ impl Message {
 
     /// The id a tool result answers.
     pub fn tool_call_id(&self) -> Option<&str> {
-        self.field(Key::ToolCallId).and_then(Value::as_str)
+        self.str_field(Key::ToolCallId)
     }
 
     /// The optional `name` field (a tool result's tool, or a participant's name).
     pub fn name(&self) -> Option<&str> {
-        self.field(Key::Name).and_then(Value::as_str)
+        self.str_field(Key::Name)
     }
 
     /// The whole JSON object, as it will be written (a copy).

@@ -107,3 +107,29 @@ fn rejects_what_no_api_accepts() {
     );
     check(json!([1]), "expected a JSON object, found an array");
 }
+
+#[test]
+fn content_reads_and_writes_the_same_whichever_way_it_is_set() {
+    let mut a = Message::tool_result("a", "old");
+    let mut b = a.clone();
+    a.set_content("new".into());
+    let old = b.replace_content(json!("new"));
+    assert_eq!(old, Some(json!("old")));
+    assert_eq!(a, b);
+    assert_eq!(a.content().as_deref(), Some(&json!("new")));
+    assert_eq!(a.content_str(), Some("new"));
+    b.restore_content(old);
+    assert_eq!(b, Message::tool_result("a", "old"));
+    let parts = json!([{"type": "text", "text": "p"}]);
+    b.replace_content(parts.clone());
+    assert_eq!((b.content().as_deref(), b.content_str()), (Some(&parts), None));
+    b.restore_content(None);
+    assert_eq!((b.content(), b.text()), (None, "".into()));
+}
+
+/// A history is read field by field in every pass: a field is kept to 56 bytes (a `Value` alone
+/// is 72), strings stored as `String`, anything rarer boxed.
+#[test]
+fn a_field_stays_small() {
+    assert!(std::mem::size_of::<(fields::Key, Slot)>() <= 56);
+}

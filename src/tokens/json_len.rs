@@ -169,7 +169,7 @@ fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, O
                 replaced = true;
                 (d.string)(content)
             }
-            (None, FieldValue::Json(Value::String(text))) if *key == Key::Content => {
+            (None, FieldValue::Str(text)) if *key == Key::Content => {
                 let (len, text_chars) = (d.string_and_chars)(text);
                 chars = Some(text_chars);
                 len
@@ -189,6 +189,7 @@ fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, O
 fn field_len(value: FieldValue<'_>, d: &Dialect) -> u64 {
     match value {
         FieldValue::Name(s) => plain_len(s),
+        FieldValue::Str(s) => (d.string)(s),
         FieldValue::Json(v) => len(v, d),
         FieldValue::Calls(calls) => {
             let inner: u64 = calls.iter().map(|c| call_len(c, d)).sum();
