@@ -2,10 +2,12 @@
 //! distinct text a replay has to count. A replay that tokenized any text twice, or recounted a
 //! history per call, would be far above it. Each replay starts with an empty token cache.
 //!
-//! Run: `cargo bench --bench replay`. Also a sweep slice (50 configurations, one thread).
+//! Run: `cargo bench --bench replay`. First the paired ratios (floor and replay alternating),
+//! then criterion's measurement of each, then a sweep slice (50 configurations, one thread).
 
 use std::hint::black_box;
 use std::path::Path;
+use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ctxbench::run::{RunConfig, run_scenario};
@@ -60,6 +62,42 @@ fn floor_and_replay(c: &mut Criterion) {
     group.finish();
 }
 
+/// The same ratio, paired: floor and replay alternate, 51 times each, so that both see the same
+/// machine (on shared cores, criterion's two separate measurements can be minutes and a
+/// neighbour's load apart). Prints each scenario's medians and their ratio.
+fn paired(_: &mut Criterion) {
+    let bpe = Bpe::o200k();
+    let config = RunConfig::new("truncate+drop".parse().expect("valid"));
+    let median = |mut times: Vec<f64>| {
+        times.sort_by(f64::total_cmp);
+        times[times.len() / 2]
+    };
+    println!("paired medians of 51 (floor · replay · ratio):");
+    for scenario in scenarios() {
+        bpe.clear_cache();
+        replay(&scenario, &config);
+        let texts = bpe.cached_texts();
+        let (mut floor, mut run) = (Vec::new(), Vec::new());
+        for _ in 0..51 {
+            let start = Instant::now();
+            black_box(texts.iter().map(|t| bpe.count_uncached(t)).sum::<usize>());
+            floor.push(start.elapsed().as_secs_f64());
+            bpe.clear_cache();
+            let start = Instant::now();
+            replay(&scenario, &config);
+            run.push(start.elapsed().as_secs_f64());
+        }
+        let (floor, run) = (median(floor), median(run));
+        println!(
+            "  {:<20} {:>8.0} µs · {:>8.0} µs · {:.2}×",
+            scenario.name,
+            floor * 1e6,
+            run * 1e6,
+            run / floor
+        );
+    }
+}
+
 fn sweep_slice(c: &mut Criterion) {
     let scenarios = scenarios();
     let grid = Grid {
@@ -85,5 +123,5 @@ fn sweep_slice(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, floor_and_replay, sweep_slice);
+criterion_group!(benches, paired, floor_and_replay, sweep_slice);
 criterion_main!(benches);
