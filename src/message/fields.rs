@@ -36,14 +36,6 @@ impl Key {
         }
     }
 
-    /// The name's length as a JSON string: only the names ctxbench knows are plain ASCII.
-    pub(crate) fn known_len(&self) -> Option<u64> {
-        match self {
-            Key::Other(_) => None,
-            known => Some(known.as_str().len() as u64 + 2),
-        }
-    }
-
     pub(crate) fn as_str(&self) -> &str {
         match self {
             Key::Role => "role",

@@ -60,23 +60,21 @@ impl TokenCounter for Chars4 {
     }
 
     fn message_units(&self, message: &Message) -> u64 {
-        match self.flavor {
+        let (slot, text_slot) = match self.flavor {
+            Chars4Flavor::Js => (0, TEXT_UTF16),
+            Chars4Flavor::Py => (1, TEXT_CODE_POINTS),
+        };
+        message.cost(slot, || {
             // The text's length comes with the message's: noted for the notes that need it.
-            Chars4Flavor::Js => message.cost(0, || {
-                let (len, text) = js_message_len_and_text_utf16(message);
-                if let Some(units) = text {
-                    message.cost(TEXT_UTF16, || units);
-                }
-                len
-            }),
-            Chars4Flavor::Py => message.cost(1, || {
-                let (len, text) = py_message_len_and_text_code_points(message);
-                if let Some(chars) = text {
-                    message.cost(TEXT_CODE_POINTS, || chars);
-                }
-                len
-            }),
-        }
+            let (len, text) = match self.flavor {
+                Chars4Flavor::Js => js_message_len_and_text_utf16(message),
+                Chars4Flavor::Py => py_message_len_and_text_code_points(message),
+            };
+            if let Some(text) = text {
+                message.cost(text_slot, || text);
+            }
+            len
+        })
     }
 
     fn units_with_content(&self, message: &Message, content: &str) -> u64 {

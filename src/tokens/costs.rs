@@ -3,8 +3,8 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// How many counters can cache a cost (`chars4` and `chars4-py` for messages and for system
-/// prompts as plain text, `o200k`, `cl100k`); each counter owns one slot.
+/// How many values are cached: the costs of `chars4`, `chars4-py`, `o200k` and `cl100k`, and a
+/// message's text length in UTF-16 units and in code points ([`TEXT_UTF16`], [`TEXT_CODE_POINTS`]).
 const SLOTS: usize = 6;
 
 /// The slot of a message's text length in UTF-16 units (JavaScript's `.length`): `chars4`'s

@@ -170,7 +170,11 @@ fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, O
             (_, value) => field_len(value, d),
         };
         fields += 1;
-        inner += key.known_len().unwrap_or_else(|| (d.string)(key.as_str())) + d.key_sep + value;
+        let key_len = match key {
+            Key::Other(name) => (d.string)(name),
+            known => plain_len(known.as_str()),
+        };
+        inner += key_len + d.key_sep + value;
     }
     if let (Some(content), false) = (content, replaced) {
         fields += 1;
