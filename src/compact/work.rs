@@ -110,27 +110,23 @@ impl<'a> Work<'a> {
 
     /// Replaces message `i`'s content, whatever it costs (the seed's truncation does so).
     pub(crate) fn rewrite(&mut self, i: usize, content: String) {
-        self.messages[i].set_content(content);
-        self.recount(i);
+        let units = self.counter.units_with_content(&self.messages[i], &content);
+        self.set(i, content, units);
     }
 
     /// Replaces message `i`'s content only if that lowers its cost; says whether it did.
     pub(crate) fn rewrite_if_smaller(&mut self, i: usize, content: String) -> bool {
-        let new = self.counter.units_with_content(&self.messages[i], &content);
-        if new >= self.units[i] {
+        let units = self.counter.units_with_content(&self.messages[i], &content);
+        if units >= self.units[i] {
             return false;
         }
-        self.messages[i].set_content(content);
-        self.total = self.total - self.units[i] + new;
-        self.units[i] = new;
+        self.set(i, content, units);
         true
     }
 
     /// Replaces message `i`'s content by one [`Work::saving`] found saves `saved` units.
     pub(crate) fn rewrite_saving(&mut self, i: usize, content: String, saved: u64) {
-        self.messages[i].set_content(content);
-        self.total -= saved;
-        self.units[i] -= saved;
+        self.set(i, content, self.units[i] - saved);
     }
 
     /// How many units rewriting message `i` to `content` would save (0 if none).
@@ -138,10 +134,11 @@ impl<'a> Work<'a> {
         self.units[i].saturating_sub(self.counter.units_with_content(&self.messages[i], content))
     }
 
-    fn recount(&mut self, i: usize) {
-        let new = self.counter.message_units(&self.messages[i]);
-        self.total = self.total - self.units[i] + new;
-        self.units[i] = new;
+    /// Sets message `i`'s content, which costs `units`.
+    fn set(&mut self, i: usize, content: String, units: u64) {
+        self.messages[i].set_content(content);
+        self.total = self.total - self.units[i] + units;
+        self.units[i] = units;
     }
 
     /// Marks `range` for removal, except instructions (system and developer messages, which

@@ -347,6 +347,11 @@ impl Message {
         self.costs.get(slot, compute)
     }
 
+    /// The cost a counter found in its `slot`, if it counted the message since it last changed.
+    pub(crate) fn known_cost(&self, slot: usize) -> Option<u64> {
+        self.costs.known(slot)
+    }
+
     /// The length of [`Message::text`] in UTF-16 units, remembered like a cost; `chars4` notes it
     /// while counting the message, so a note's `N chars` does not read the text again.
     pub(crate) fn text_utf16_len(&self) -> u64 {

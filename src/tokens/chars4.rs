@@ -5,10 +5,10 @@
 //! ASCII-escaped text. One ceiling per request; tool schemas are ignored, as the seed does.
 
 use super::TokenCounter;
-use super::costs::{TEXT_CODE_POINTS, TEXT_UTF16};
+use super::costs::{CONTENT_JS, CONTENT_PY, TEXT_CODE_POINTS, TEXT_UTF16};
 use super::json_len::{
-    code_points, js_message_len_and_text_utf16, js_message_len_with_content, py_message_len_and_text_code_points,
-    py_message_len_with_content, utf16_len,
+    code_points, js_message_len_and_content, js_message_len_with_content, js_string_len, py_message_len_and_content,
+    py_message_len_with_content, py_string_len, utf16_len,
 };
 use crate::message::Message;
 use crate::tool_schemas::ToolSchemas;
@@ -41,6 +41,14 @@ impl Chars4 {
             Chars4Flavor::Py => code_points(text),
         }
     }
+
+    /// The cost slots of this flavor: the message's cost, its text's length, its content's part.
+    fn slots(&self) -> (usize, usize, usize) {
+        match self.flavor {
+            Chars4Flavor::Js => (0, TEXT_UTF16, CONTENT_JS),
+            Chars4Flavor::Py => (1, TEXT_CODE_POINTS, CONTENT_PY),
+        }
+    }
 }
 
 impl TokenCounter for Chars4 {
@@ -60,24 +68,32 @@ impl TokenCounter for Chars4 {
     }
 
     fn message_units(&self, message: &Message) -> u64 {
-        let (slot, text_slot) = match self.flavor {
-            Chars4Flavor::Js => (0, TEXT_UTF16),
-            Chars4Flavor::Py => (1, TEXT_CODE_POINTS),
-        };
+        let (slot, text_slot, content_slot) = self.slots();
         message.cost(slot, || {
-            // The text's length comes with the message's: noted for the notes that need it.
-            let (len, text) = match self.flavor {
-                Chars4Flavor::Js => js_message_len_and_text_utf16(message),
-                Chars4Flavor::Py => py_message_len_and_text_code_points(message),
+            // A string content's length and its part of the message's come with the message's:
+            // noted for the notes and the rewrites that need them.
+            let (len, content) = match self.flavor {
+                Chars4Flavor::Js => js_message_len_and_content(message),
+                Chars4Flavor::Py => py_message_len_and_content(message),
             };
-            if let Some(text) = text {
-                message.cost(text_slot, || text);
+            if let Some(content) = content {
+                message.cost(text_slot, || content.chars);
+                message.cost(content_slot, || content.json);
             }
             len
         })
     }
 
     fn units_with_content(&self, message: &Message, content: &str) -> u64 {
+        let (slot, _, content_slot) = self.slots();
+        // Counted already: the other fields stay, only the content's part changes.
+        if let (Some(units), Some(old)) = (message.known_cost(slot), message.known_cost(content_slot)) {
+            let new = match self.flavor {
+                Chars4Flavor::Js => js_string_len(content),
+                Chars4Flavor::Py => py_string_len(content),
+            };
+            return units - old + new;
+        }
         match self.flavor {
             Chars4Flavor::Js => js_message_len_with_content(message, content),
             Chars4Flavor::Py => py_message_len_with_content(message, content),
@@ -142,6 +158,26 @@ mod tests {
             }
             assert_eq!(m.text_utf16_len(), utf16_len(&m.text()), "{text}");
             assert_eq!(m.text_code_points(), code_points(&m.text()), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_rewrite_costs_the_same_before_and_after_counting() {
+        // Once counted, a string content's part is taken off and the new one's added; before,
+        // the message is measured whole. Both must agree, for every shape and new content.
+        for text in crate::message::tests::SHAPES {
+            for content in ["", "[cleared]", "new \"text\" é😀\n\u{1}"] {
+                let m: Message = serde_json::from_str(text).expect("valid");
+                for flavor in [Chars4Flavor::Js, Chars4Flavor::Py] {
+                    let c = Chars4::new(flavor);
+                    let uncounted = c.units_with_content(&m, content);
+                    c.message_units(&m);
+                    let mut rewritten = m.clone();
+                    rewritten.set_content(content.to_owned());
+                    assert_eq!(uncounted, c.message_units(&rewritten), "{flavor:?} {text}");
+                    assert_eq!(c.units_with_content(&m, content), uncounted, "{flavor:?} {text}");
+                }
+            }
         }
     }
 }

@@ -3,22 +3,28 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// How many values are cached: the costs of `chars4`, `chars4-py`, `o200k` and `cl100k`, and a
-/// message's text length in UTF-16 units and in code points ([`TEXT_UTF16`], [`TEXT_CODE_POINTS`]).
-const SLOTS: usize = 6;
+/// How many values are cached: the costs of `chars4`, `chars4-py`, `o200k` and `cl100k`, a
+/// message's text length in UTF-16 units and in code points ([`TEXT_UTF16`], [`TEXT_CODE_POINTS`]),
+/// and its string content's part of each `chars4` cost ([`CONTENT_JS`], [`CONTENT_PY`]).
+const SLOTS: usize = 8;
 
 /// The slot of a message's text length in UTF-16 units (JavaScript's `.length`): `chars4`'s
 /// cost of a system prompt, and the `N chars` of `truncate`'s and `mask`'s notes.
 pub(crate) const TEXT_UTF16: usize = 4;
 /// The slot of a message's text length in code points (Python's `len`), as [`TEXT_UTF16`].
 pub(crate) const TEXT_CODE_POINTS: usize = 5;
+/// The slot of a string content's JSON length (quotes and escapes included) as `chars4` counts
+/// it: what rewriting the content takes off the message's cost, without reading it again.
+pub(crate) const CONTENT_JS: usize = 6;
+/// The slot of a string content's JSON length as `chars4-py` counts it, as [`CONTENT_JS`].
+pub(crate) const CONTENT_PY: usize = 7;
 
 /// A slot with no cost in it. A cost this large (four billion units in one message) is never
 /// cached: it is computed each time, so the cache stays exact.
 const UNKNOWN: u32 = u32::MAX;
 
 /// One cached cost per counter slot, computed the first time it is asked for. Four bytes a slot:
-/// a history of 100,000 messages carries six of them per message.
+/// a history of 100,000 messages carries eight of them per message.
 #[derive(Debug)]
 pub(crate) struct Costs([AtomicU32; SLOTS]);
 
@@ -42,6 +48,12 @@ impl Costs {
             }
         }
         cost
+    }
+
+    /// The cost in `slot` if it is known.
+    pub(crate) fn known(&self, slot: usize) -> Option<u64> {
+        let known = self.0[slot].load(Ordering::Relaxed);
+        (known != UNKNOWN).then_some(u64::from(known))
     }
 
     /// Forgets every cost (the value changed).

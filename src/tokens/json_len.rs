@@ -163,13 +163,23 @@ pub fn py_message_len(message: &Message) -> u64 {
     message_len(message, None, &PY).0
 }
 
-/// [`js_message_len`], and the [`utf16_len`] of the content when it is a string, found on the way.
-pub(crate) fn js_message_len_and_text_utf16(message: &Message) -> (u64, Option<u64>) {
+/// A string content's part of a message's length, found while measuring the message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ContentLen {
+    /// The string's JSON length, quotes and escapes included.
+    pub json: u64,
+    /// The text's length in the dialect's characters (UTF-16 units, code points).
+    pub chars: u64,
+}
+
+/// [`js_message_len`], and the content's part of it when the content is a string (its
+/// [`utf16_len`] as `chars`), found on the way.
+pub(crate) fn js_message_len_and_content(message: &Message) -> (u64, Option<ContentLen>) {
     message_len(message, None, &JS)
 }
 
-/// [`py_message_len`], and the [`code_points`] of the content when it is a string.
-pub(crate) fn py_message_len_and_text_code_points(message: &Message) -> (u64, Option<u64>) {
+/// [`py_message_len`], and the content's part of it when a string (its [`code_points`]).
+pub(crate) fn py_message_len_and_content(message: &Message) -> (u64, Option<ContentLen>) {
     message_len(message, None, &PY)
 }
 
@@ -184,10 +194,10 @@ pub fn py_message_len_with_content(message: &Message, content: &str) -> u64 {
     message_len(message, Some(content), &PY).0
 }
 
-/// The length of the message's object with `content` in place of its own when given; and the
-/// length of its own content in the dialect's characters, when that is a string it measured.
-fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, Option<u64>) {
-    let (mut fields, mut inner, mut replaced, mut chars) = (0u64, 0u64, false, None);
+/// The length of the message's object with `content` in place of its own when given; and its
+/// own content's part, when that is a string it measured.
+fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, Option<ContentLen>) {
+    let (mut fields, mut inner, mut replaced, mut own) = (0u64, 0u64, false, None);
     for (key, value) in message.entries() {
         let value = match (content, value) {
             (Some(content), _) if *key == Key::Content => {
@@ -195,9 +205,9 @@ fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, O
                 (d.string)(content)
             }
             (None, FieldValue::Str(text)) if *key == Key::Content => {
-                let (len, text_chars) = (d.string_and_chars)(text);
-                chars = Some(text_chars);
-                len
+                let (json, chars) = (d.string_and_chars)(text);
+                own = Some(ContentLen { json, chars });
+                json
             }
             (_, value) => field_len(value, d),
         };
@@ -212,7 +222,7 @@ fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, O
         fields += 1;
         inner += plain_len("content") + d.key_sep + (d.string)(content);
     }
-    (2 + inner + d.item_sep * fields.saturating_sub(1), chars)
+    (2 + inner + d.item_sep * fields.saturating_sub(1), own)
 }
 
 fn field_len(value: FieldValue<'_>, d: &Dialect) -> u64 {
@@ -272,7 +282,7 @@ fn decimal_len(mut n: u64) -> u64 {
 
 /// `JSON.stringify(s).length`: the quotes, each UTF-16 unit, one more for `"`, `\\` and the
 /// short escapes (`\b \f \n \r \t`), five more for the other control characters (`\u00XX`).
-fn js_string_len(s: &str) -> u64 {
+pub(crate) fn js_string_len(s: &str) -> u64 {
     2 + weigh(s.as_bytes(), js_weight)
 }
 
@@ -282,7 +292,7 @@ fn js_weight(b: u8) -> u8 {
 
 /// As [`js_string_len`] with `json.dumps`'s ASCII escapes: every non-ASCII character is `\uXXXX`
 /// (6 characters), astral ones two of them (12), and DEL is `\u007f`.
-fn py_string_len(s: &str) -> u64 {
+pub(crate) fn py_string_len(s: &str) -> u64 {
     2 + weigh(s.as_bytes(), py_weight)
 }
 
