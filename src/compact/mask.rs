@@ -11,16 +11,34 @@ use std::rc::Rc;
 use super::notes::{CLEARED, is_placeholder, mask_placeholder_of_length};
 use super::work::{Work, tool_results};
 use crate::conversation::first_user;
+use crate::message::{Message, Role};
 use crate::tokens::json_len::code_points;
 
-/// Tool results after the preamble and older than the last `protect` results, oldest first.
+/// Where the tool results that may be replaced lie: after the first request message, before
+/// the last `protect` results. `None` without a request message.
+fn reach(messages: &[Message], protect: usize) -> Option<std::ops::Range<usize>> {
+    let first = first_user(messages)?;
+    let mut end = messages.len();
+    if protect > 0 {
+        // The oldest protected result, found from the end: every result is protected when
+        // there are fewer.
+        let mut results = messages
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, m)| m.role() == Role::Tool);
+        end = results.nth(protect - 1).map_or(0, |(i, _)| i);
+    }
+    Some(first + 1..end.max(first + 1))
+}
+
+/// The tool results [`reach`] gives, oldest first, with the name of the tool each answers.
 fn old_results(work: &Work<'_>, protect: usize) -> Vec<(usize, Rc<str>)> {
-    let Some(first) = first_user(work.messages()) else {
+    let Some(reach) = reach(work.messages(), protect) else {
         return Vec::new();
     };
-    let mut results = tool_results(work.messages());
-    results.truncate(results.len().saturating_sub(protect));
-    results.retain(|(i, _)| *i > first);
+    let mut results = tool_results(&work.messages()[..reach.end]);
+    results.retain(|(i, _)| reach.contains(i));
     results
 }
 
@@ -70,31 +88,43 @@ pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
     if work.estimate() <= p.trigger {
         return;
     }
+    // Tool names are looked up only to exclude some: most runs need none.
+    let results: Vec<usize> = if p.exclude.is_empty() {
+        let Some(reach) = reach(work.messages(), p.keep) else {
+            return;
+        };
+        reach.filter(|&i| work.messages()[i].role() == Role::Tool).collect()
+    } else {
+        let mut results = old_results(work, p.keep);
+        results.retain(|(_, tool)| !p.exclude.iter().any(|e| e.as_str() == &**tool));
+        results.into_iter().map(|(i, _)| i).collect()
+    };
     let target = p.trigger.min(work.limit);
-    let mut candidates: Vec<(usize, u64)> = Vec::new();
-    for (i, tool) in old_results(work, p.keep) {
-        if p.exclude.iter().any(|e| e.as_str() == &*tool) {
-            continue;
-        }
+    let before = work.estimate();
+    let done = |work: &Work<'_>| work.estimate() <= target && before - work.estimate() >= p.clear_at_least;
+    // One pass: results wait until clearing them all is known to free `clear_at_least` (when
+    // it never is, nothing is cleared); from then on each is cleared as it comes, until done.
+    let (mut waiting, mut possible, mut clearing) = (Vec::new(), 0, false);
+    for i in results {
         if work.messages()[i].content_str().is_none_or(is_placeholder) {
             continue;
         }
         let saved = work.saving(i, CLEARED);
-        if saved > 0 {
-            candidates.push((i, saved));
+        if saved == 0 {
+            continue;
         }
-    }
-    let before = work.estimate();
-    let most = candidates.iter().map(|(_, saved)| saved).sum();
-    if before - work.estimate_without(most) < p.clear_at_least {
-        return;
-    }
-    for (i, saved) in candidates {
-        if work.estimate() <= target && before - work.estimate() >= p.clear_at_least {
-            return;
+        waiting.push((i, saved));
+        possible += saved;
+        clearing = clearing || before - work.estimate_without(possible) >= p.clear_at_least;
+        if clearing {
+            for (i, saved) in waiting.drain(..) {
+                if done(work) {
+                    return;
+                }
+                work.rewrite_saving(i, CLEARED.to_owned(), saved);
+                work.counts.masked += 1;
+            }
         }
-        work.rewrite_saving(i, CLEARED.to_owned(), saved);
-        work.counts.masked += 1;
     }
 }
 
