@@ -70,7 +70,15 @@ pub fn mask_placeholder(tool: &str, content: &str) -> String {
 
 /// [`mask_placeholder`] of a content `units` UTF-16 units long.
 pub(crate) fn mask_placeholder_of_length(tool: &str, units: u64) -> String {
-    format!("{MASKED}{tool} omitted: {units} chars]")
+    // Written piece by piece, as the truncation note: one per old result.
+    let mut placeholder = String::with_capacity(MASKED.len() + tool.len() + 32);
+    placeholder.push_str(MASKED);
+    placeholder.push_str(tool);
+    placeholder.push_str(" omitted: ");
+    // A `String` takes any text: writing to it cannot fail.
+    let _ = write!(placeholder, "{units}");
+    placeholder.push_str(" chars]");
+    placeholder
 }
 
 /// What `clear-tool-uses` writes in place of a result.
@@ -129,5 +137,9 @@ mod tests {
             "[Truncated to save context: 3 chars. Preview: a😀...]",
         );
         check("", 150, Flavor::Ts, "[Truncated to save context: 0 chars. Preview: …]");
+        assert_eq!(
+            mask_placeholder("get_order", "a😀"),
+            "[Output of get_order omitted: 3 chars]"
+        );
     }
 }
