@@ -9,7 +9,7 @@
 use std::rc::Rc;
 
 use super::notes::{CLEARED, is_placeholder, mask_placeholder_of_length};
-use super::work::{Work, tool_results};
+use super::work::{Work, tool_name, tool_results};
 use crate::conversation::first_user;
 use crate::message::{Message, Role};
 use crate::tokens::json_len::code_points;
@@ -48,22 +48,31 @@ fn longer(content: &str, placeholder: &str) -> bool {
     content.len() > 4 * placeholder.len() || code_points(content) > code_points(placeholder)
 }
 
-/// Masks results older than the last `m`; while over the limit only, unless `always`.
+/// Masks results older than the last `m`; while over the limit only, unless `always`. One pass:
+/// each result's tool is looked up when it is masked, in the nearest assistant message before it.
 pub(crate) fn mask(work: &mut Work<'_>, m: usize, always: bool) {
-    for (i, tool) in old_results(work, m) {
-        if !always && !work.over() {
-            return;
-        }
-        let m = &work.messages()[i];
-        let Some(content) = m.content_str() else {
-            continue;
-        };
-        if is_placeholder(content) {
-            continue;
-        }
-        let placeholder = mask_placeholder_of_length(&tool, m.text_utf16_len());
-        if longer(content, &placeholder) && work.rewrite_if_smaller(i, placeholder) {
-            work.counts.masked += 1;
+    let Some(reach) = reach(work.messages(), m) else {
+        return;
+    };
+    let mut assistant = None;
+    for i in 0..reach.end {
+        let message = &work.messages()[i];
+        match message.role() {
+            Role::Assistant => assistant = Some(i),
+            Role::Tool if reach.contains(&i) => {
+                if !always && !work.over() {
+                    return;
+                }
+                let Some(content) = message.content_str().filter(|c| !is_placeholder(c)) else {
+                    continue;
+                };
+                let tool = tool_name(message, assistant.map(|a| &work.messages()[a]));
+                let placeholder = mask_placeholder_of_length(tool, message.text_utf16_len());
+                if longer(content, &placeholder) && work.rewrite_if_smaller(i, placeholder) {
+                    work.counts.masked += 1;
+                }
+            }
+            _ => {}
         }
     }
 }

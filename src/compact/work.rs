@@ -178,11 +178,7 @@ pub(crate) fn tool_results(messages: &[Message]) -> Vec<(usize, Rc<str>)> {
         match m.role() {
             Role::Assistant => last_assistant = Some(m),
             Role::Tool => {
-                let id = m.tool_call_id();
-                let from_call = last_assistant
-                    .and_then(|a| a.calls().find(|c| Some(c.id) == id))
-                    .map(|c| c.name);
-                let name = from_call.or(m.name()).unwrap_or("tool");
+                let name = tool_name(m, last_assistant);
                 let shared = match names.iter().find(|n| ***n == *name) {
                     Some(n) => n.clone(),
                     None => {
@@ -196,4 +192,14 @@ pub(crate) fn tool_results(messages: &[Message]) -> Vec<(usize, Rc<str>)> {
         }
     }
     out
+}
+
+/// The name of the tool a result answers: from the call of `assistant` (the nearest assistant
+/// message before it) with its id, else the result's own `name`, else `tool`.
+pub(crate) fn tool_name<'m>(result: &'m Message, assistant: Option<&'m Message>) -> &'m str {
+    let id = result.tool_call_id();
+    let from_call = assistant
+        .and_then(|a| a.calls().find(|c| Some(c.id) == id))
+        .map(|c| c.name);
+    from_call.or(result.name()).unwrap_or("tool")
 }
