@@ -63,27 +63,47 @@ unsafe fn weigh2_avx2(s: &[u8], first: impl Fn(u8) -> u8, second: impl Fn(u8) ->
 /// lanes, widened only every 21 blocks (21 × 12 < 256).
 #[inline(always)]
 fn weigh2_lanes(s: &[u8], first: impl Fn(u8) -> u8, second: impl Fn(u8) -> u8) -> (u64, u64) {
-    const LANES: usize = 32;
     const ROUNDS: usize = u8::MAX as usize / MAX_WEIGHT as usize;
     let widen = |lanes: &[u8; LANES]| lanes.iter().map(|&n| u64::from(n)).sum::<u64>();
     let blocks = s.chunks_exact(LANES);
     let rest = blocks.remainder();
-    let (mut a, mut b) = rest.iter().fold((0u64, 0u64), |(a, b), &byte| {
-        (a + u64::from(first(byte)), b + u64::from(second(byte)))
-    });
+    let (mut a, mut b) = (0, 0);
     let (mut lanes_a, mut lanes_b) = ([0u8; LANES], [0u8; LANES]);
     for (k, block) in blocks.enumerate() {
         let block: &[u8; LANES] = block.try_into().unwrap_or(&[0; LANES]);
-        for ((x, y), &byte) in lanes_a.iter_mut().zip(lanes_b.iter_mut()).zip(block) {
-            *x = x.wrapping_add(first(byte));
-            *y = y.wrapping_add(second(byte));
-        }
+        add_block(block, (&mut lanes_a, &first), (&mut lanes_b, &second));
         if k % ROUNDS == ROUNDS - 1 {
             (a, b) = (a + widen(&lanes_a), b + widen(&lanes_b));
             (lanes_a, lanes_b) = ([0; LANES], [0; LANES]);
         }
     }
-    (a + widen(&lanes_a), b + widen(&lanes_b))
+    // The last bytes (all of a short string) as one more block, padded with a letter, whose
+    // weight is then taken off: one block is cheaper than a byte at a time. The lanes hold at
+    // most `ROUNDS` blocks with it.
+    let mut padding = 0;
+    if !rest.is_empty() {
+        let mut last = [b'a'; LANES];
+        last[..rest.len()].copy_from_slice(rest);
+        add_block(&last, (&mut lanes_a, &first), (&mut lanes_b, &second));
+        padding = (LANES - rest.len()) as u64;
+    }
+    (
+        a + widen(&lanes_a) - padding * u64::from(first(b'a')),
+        b + widen(&lanes_b) - padding * u64::from(second(b'a')),
+    )
+}
+
+/// How many bytes [`weigh2_lanes`] weighs at a time.
+const LANES: usize = 32;
+
+/// Adds the two weights of each byte of `block` to their lanes.
+#[inline(always)]
+fn add_block(block: &[u8; LANES], a: (&mut [u8; LANES], impl Fn(u8) -> u8), b: (&mut [u8; LANES], impl Fn(u8) -> u8)) {
+    let ((lanes_a, first), (lanes_b, second)) = (a, b);
+    for ((x, y), &byte) in lanes_a.iter_mut().zip(lanes_b.iter_mut()).zip(block) {
+        *x = x.wrapping_add(first(byte));
+        *y = y.wrapping_add(second(byte));
+    }
 }
 
 /// The largest weight [`weigh`] takes: an astral character's lead byte under `ensure_ascii`.
