@@ -37,9 +37,8 @@ impl Costs {
     /// The cost in `slot`, computing it the first time. Two threads asking at once may both
     /// compute it; they find the same value, as a cost depends on the value alone.
     pub(crate) fn get(&self, slot: usize, compute: impl FnOnce() -> u64) -> u64 {
-        let known = self.0[slot].load(Ordering::Relaxed);
-        if known != UNKNOWN {
-            return u64::from(known);
+        if let Some(known) = self.known(slot) {
+            return known;
         }
         let cost = compute();
         if let Ok(small) = u32::try_from(cost) {

@@ -39,7 +39,7 @@ fn weigh(s: &[u8], weight: impl Fn(u8) -> u8) -> u64 {
 /// [`MAX_WEIGHT`]. These sums run over every byte of every history: with AVX2 when the CPU has
 /// it (twice as fast as the SSE2 every x86-64 has), else as the target allows.
 fn weigh2(s: &[u8], first: impl Fn(u8) -> u8, second: impl Fn(u8) -> u8) -> (u64, u64) {
-    // Short strings (ids, names, keys) never fill a block: no vectors, so no need to ask.
+    // Short strings (ids, names, keys) are one padded block: not worth asking.
     #[cfg(target_arch = "x86_64")]
     if s.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
