@@ -6,10 +6,8 @@
 //! that already hold a placeholder (theirs or another stage's), or a result whose placeholder
 //! would not cost less: they never raise the estimate.
 
-use std::rc::Rc;
-
 use super::notes::{CLEARED, is_placeholder, mask_placeholder_of_length};
-use super::work::{Work, tool_name, tool_results};
+use super::work::Work;
 use crate::conversation::first_user;
 use crate::message::{Message, Role};
 use crate::tokens::json_len::code_points;
@@ -32,14 +30,32 @@ fn reach(messages: &[Message], protect: usize) -> Option<std::ops::Range<usize>>
     Some(first + 1..end.max(first + 1))
 }
 
-/// The tool results [`reach`] gives, oldest first, with the name of the tool each answers.
-fn old_results(work: &Work<'_>, protect: usize) -> Vec<(usize, Rc<str>)> {
-    let Some(reach) = reach(work.messages(), protect) else {
+/// The tool results [`reach`] gives, oldest first, each with the nearest assistant message before
+/// it (where [`tool_name`] finds its call). Only roles are read: names are looked up as needed.
+fn old_results(messages: &[Message], protect: usize) -> Vec<(usize, Option<usize>)> {
+    let Some(reach) = reach(messages, protect) else {
         return Vec::new();
     };
-    let mut results = tool_results(&work.messages()[..reach.end]);
-    results.retain(|(i, _)| reach.contains(i));
+    let mut assistant = None;
+    let mut results = Vec::new();
+    for (i, message) in messages[..reach.end].iter().enumerate() {
+        match message.role() {
+            Role::Assistant => assistant = Some(i),
+            Role::Tool if reach.contains(&i) => results.push((i, assistant)),
+            _ => {}
+        }
+    }
     results
+}
+
+/// The name of the tool a result answers: from the call of `assistant` (the nearest assistant
+/// message before it) with its id, else the result's own `name`, else `tool`.
+fn tool_name<'m>(result: &'m Message, assistant: Option<&'m Message>) -> &'m str {
+    let id = result.tool_call_id();
+    let from_call = assistant
+        .and_then(|a| a.calls().find(|c| Some(c.id) == id))
+        .map(|c| c.name);
+    from_call.or(result.name()).unwrap_or("tool")
 }
 
 /// Whether `content` has more code points than `placeholder`; without counting them when its
@@ -48,31 +64,21 @@ fn longer(content: &str, placeholder: &str) -> bool {
     content.len() > 4 * placeholder.len() || code_points(content) > code_points(placeholder)
 }
 
-/// Masks results older than the last `m`; while over the limit only, unless `always`. One pass:
-/// each result's tool is looked up when it is masked, in the nearest assistant message before it.
+/// Masks results older than the last `m`; while over the limit only, unless `always`. Each
+/// result's tool is looked up as it is masked.
 pub(crate) fn mask(work: &mut Work<'_>, m: usize, always: bool) {
-    let Some(reach) = reach(work.messages(), m) else {
-        return;
-    };
-    let mut assistant = None;
-    for i in 0..reach.end {
+    for (i, assistant) in old_results(work.messages(), m) {
+        if !always && !work.over() {
+            return;
+        }
         let message = &work.messages()[i];
-        match message.role() {
-            Role::Assistant => assistant = Some(i),
-            Role::Tool if reach.contains(&i) => {
-                if !always && !work.over() {
-                    return;
-                }
-                let Some(content) = message.content_str().filter(|c| !is_placeholder(c)) else {
-                    continue;
-                };
-                let tool = tool_name(message, assistant.map(|a| &work.messages()[a]));
-                let placeholder = mask_placeholder_of_length(tool, message.text_utf16_len());
-                if longer(content, &placeholder) && work.rewrite_if_smaller(i, placeholder) {
-                    work.counts.masked += 1;
-                }
-            }
-            _ => {}
+        let Some(content) = message.content_str().filter(|c| !is_placeholder(c)) else {
+            continue;
+        };
+        let tool = tool_name(message, assistant.map(|a| &work.messages()[a]));
+        let placeholder = mask_placeholder_of_length(tool, message.text_utf16_len());
+        if longer(content, &placeholder) && work.rewrite_if_smaller(i, placeholder) {
+            work.counts.masked += 1;
         }
     }
 }
@@ -97,26 +103,23 @@ pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
     if work.estimate() <= p.trigger {
         return;
     }
-    // Tool names are looked up only to exclude some: most runs need none.
-    let results: Vec<usize> = if p.exclude.is_empty() {
-        let Some(reach) = reach(work.messages(), p.keep) else {
-            return;
-        };
-        reach.filter(|&i| work.messages()[i].role() == Role::Tool).collect()
-    } else {
-        let mut results = old_results(work, p.keep);
-        results.retain(|(_, tool)| !p.exclude.iter().any(|e| e.as_str() == &**tool));
-        results.into_iter().map(|(i, _)| i).collect()
-    };
     let target = p.trigger.min(work.limit);
     let before = work.estimate();
     let done = |work: &Work<'_>| work.estimate() <= target && before - work.estimate() >= p.clear_at_least;
     // One pass: results wait until clearing them all is known to free `clear_at_least` (when
     // it never is, nothing is cleared); from then on each is cleared as it comes, until done.
     let (mut waiting, mut possible, mut clearing) = (Vec::new(), 0, false);
-    for i in results {
-        if work.messages()[i].content_str().is_none_or(is_placeholder) {
+    for (i, assistant) in old_results(work.messages(), p.keep) {
+        let message = &work.messages()[i];
+        if message.content_str().is_none_or(is_placeholder) {
             continue;
+        }
+        // Tool names are looked up only to exclude some: most runs need none.
+        if !p.exclude.is_empty() {
+            let tool = tool_name(message, assistant.map(|a| &work.messages()[a]));
+            if p.exclude.iter().any(|e| e == tool) {
+                continue;
+            }
         }
         let saved = work.saving(i, CLEARED);
         if saved == 0 {

@@ -5,9 +5,7 @@
 //! as it is now. Removals are collected and applied once per stage ([`Work::apply_removals`]),
 //! so dropping many exchanges costs one pass over the history, not one per exchange.
 
-use std::rc::Rc;
-
-use crate::message::{Message, Role};
+use crate::message::Message;
 use crate::tokens::TokenCounter;
 
 /// What a compaction did to the history, message by message.
@@ -165,41 +163,4 @@ impl<'a> Work<'a> {
         self.units.retain(|_| keep.next().unwrap_or(true));
         self.removed = vec![false; self.messages.len()];
     }
-}
-
-/// The tool results of a history, oldest first, with the name of the tool each answers (from
-/// the call of the nearest preceding assistant message, else the result's own `name`). Names
-/// are shared: a history of many results of few tools allocates a name per tool.
-pub(crate) fn tool_results(messages: &[Message]) -> Vec<(usize, Rc<str>)> {
-    let mut out = Vec::new();
-    let mut names: Vec<Rc<str>> = Vec::new();
-    let mut last_assistant: Option<&Message> = None;
-    for (i, m) in messages.iter().enumerate() {
-        match m.role() {
-            Role::Assistant => last_assistant = Some(m),
-            Role::Tool => {
-                let name = tool_name(m, last_assistant);
-                let shared = match names.iter().find(|n| ***n == *name) {
-                    Some(n) => n.clone(),
-                    None => {
-                        names.push(Rc::from(name));
-                        Rc::from(name)
-                    }
-                };
-                out.push((i, shared));
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// The name of the tool a result answers: from the call of `assistant` (the nearest assistant
-/// message before it) with its id, else the result's own `name`, else `tool`.
-pub(crate) fn tool_name<'m>(result: &'m Message, assistant: Option<&'m Message>) -> &'m str {
-    let id = result.tool_call_id();
-    let from_call = assistant
-        .and_then(|a| a.calls().find(|c| Some(c.id) == id))
-        .map(|c| c.name);
-    from_call.or(result.name()).unwrap_or("tool")
 }
