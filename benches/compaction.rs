@@ -8,7 +8,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ctxbench::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, ToolCall};
+use ctxbench::{Compaction, Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, ToolCall};
 use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 
@@ -52,12 +52,17 @@ fn history(messages: usize, seed: u64) -> Conversation {
     }
 }
 
+/// What both measurements time: a fresh compactor, to 8,000 tokens by `chars4`.
+fn compact(strategy: &Strategy, conversation: &mut Conversation) -> Compaction {
+    let mut compactor = Compactor::new(strategy.clone(), Policy::new(8_000), CounterKind::Chars4.counter());
+    compactor.compact(conversation)
+}
+
 /// Compacts a copy of `input` once; the time of the compaction alone (copy and free excluded).
 fn compact_once(strategy: &Strategy, input: &Conversation) -> f64 {
     let mut conversation = input.clone();
     let start = Instant::now();
-    let mut compactor = Compactor::new(strategy.clone(), Policy::new(8_000), CounterKind::Chars4.counter());
-    black_box(compactor.compact(&mut conversation));
+    black_box(compact(strategy, &mut conversation));
     let time = start.elapsed().as_secs_f64();
     drop(black_box(conversation));
     time
@@ -103,9 +108,7 @@ fn compaction(c: &mut Criterion) {
                 b.iter_batched(
                     || input.clone(),
                     |mut conversation| {
-                        let policy = Policy::new(8_000);
-                        let mut compactor = Compactor::new(strategy.clone(), policy, CounterKind::Chars4.counter());
-                        let done = compactor.compact(&mut conversation);
+                        let done = compact(&strategy, &mut conversation);
                         // Returned, so that freeing the history happens after the measurement.
                         black_box((conversation, done))
                     },
