@@ -31,7 +31,7 @@ pub fn line(message: &Message) -> String {
             let id = message.tool_call_id().unwrap_or_default();
             parts.push(format!("← {id} ({} chars)", thousands(text.chars().count() as u64)));
         }
-        _ if message.content().is_none_or(|c| c.is_null()) => parts.push("(null)".into()),
+        _ if message.content_is_null() => parts.push("(null)".into()),
         _ => {}
     }
     if !text.is_empty() {

@@ -71,8 +71,7 @@ impl<'a> ScriptedModel<'a> {
         let Some(at) = messages.iter().rposition(Message::is_request) else {
             return Err("the request has no user message".into());
         };
-        let content = messages[at].content();
-        let same = |r: &usize| self.scenario.requests[*r].user.content() == content;
+        let same = |r: &usize| self.scenario.requests[*r].user.same_content(&messages[at]);
         let requests = 0..self.scenario.requests.len();
         let Some(request) = (self.request..requests.end)
             .find(same)

@@ -309,6 +309,21 @@ impl Message {
         }
     }
 
+    /// Whether the content is absent or `null`; [`Message::content`] without the copy.
+    pub fn content_is_null(&self) -> bool {
+        match self.slot(&Key::Content) {
+            None => true,
+            Some(Slot::Json(value)) => value.is_null(),
+            Some(_) => false,
+        }
+    }
+
+    /// Whether two messages have the same `content`; [`Message::content`] without the copies.
+    /// A string is always stored as `Slot::Str`, so equal contents are equal slots.
+    pub(crate) fn same_content(&self, other: &Message) -> bool {
+        self.slot(&Key::Content) == other.slot(&Key::Content)
+    }
+
     /// Whether this message opens a request: a user message that is not a ctxbench summary.
     pub fn is_request(&self) -> bool {
         self.role == Role::User && !self.content_str().is_some_and(|c| c.starts_with(SUMMARY_PREFIX))

@@ -133,3 +133,20 @@ fn content_reads_and_writes_the_same_whichever_way_it_is_set() {
 fn a_field_stays_small() {
     assert!(std::mem::size_of::<(fields::Key, Slot)>() <= 56);
 }
+
+#[test]
+fn content_checks_agree_with_content() {
+    let shapes = [
+        Message::tool_result("a", "x"),
+        Message::tool_result_as("a", None, None),
+        Message::assistant_calls([]),
+        Message::from_value(json!({"role": "user", "content": [{"type": "text", "text": "x"}]})).expect("valid"),
+        Message::from_value(json!({"role": "user"})).expect("valid"),
+    ];
+    for a in &shapes {
+        assert_eq!(a.content_is_null(), a.content().is_none_or(|c| c.is_null()), "{a:?}");
+        for b in &shapes {
+            assert_eq!(a.same_content(b), a.content() == b.content(), "{a:?} {b:?}");
+        }
+    }
+}
