@@ -4,10 +4,10 @@ use crate::cmd::ctxbench;
 
 use serde_json::Value;
 
-use crate::shared::shared;
+use crate::fixtures;
 
 fn fixture(name: &str) -> String {
-    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+    fixtures::fixture(name).display().to_string()
 }
 
 fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
@@ -184,10 +184,7 @@ fn bad_input_is_named_and_exits_2() {
 #[test]
 fn compacts_a_real_airline_conversation() {
     // The issue's own acceptance command.
-    let Some(file) = shared("traces/tau1-airline-gpt4o__task2__trial1.json") else {
-        return;
-    };
-    let file = file.display().to_string();
+    let file = fixture("traces/tau1-airline-gpt4o__task2__trial1.json");
     let (code, stdout, stderr) = run(
         &["compact", "--strategy", "truncate+drop", "--window", "8000", &file],
         "",

@@ -1,12 +1,12 @@
-//! Every strategy on real conversations: the six traces in `../shared/traces/` when that folder
-//! is present, and the project's own fixtures (`tests/fixtures/`, with the same quirks) always.
+//! Every strategy on real conversations: the six of `tests/fixtures/traces/`, and the project's
+//! own fixtures (`tests/fixtures/`, with the same quirks).
 
 use std::path::{Path, PathBuf};
 
 use ctxbench::conversation::first_user;
 use ctxbench::{Compactor, CounterKind, Policy, RequestBody, Strategy, check_pairing};
 
-use crate::shared::shared;
+use crate::fixtures::{fixture, json_files};
 
 const STRATEGIES: &[&str] = &[
     "none",
@@ -27,18 +27,7 @@ const STRATEGIES: &[&str] = &[
 const WINDOWS: &[u64] = &[2_000, 4_000, 8_000, 16_000, 64_000];
 
 fn fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    json_files(&dir)
-}
-
-fn json_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.expect("readable entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
+    json_files(&fixture(""))
 }
 
 /// Compacts `file` with every strategy at every window and checks what must always hold.
@@ -89,9 +78,8 @@ fn project_fixtures() {
 
 #[test]
 fn real_traces() {
-    let Some(dir) = shared("traces") else { return };
-    let files = json_files(&dir);
-    assert_eq!(files.len(), 6, "the six traces of ../shared/traces");
+    let files = json_files(&fixture("traces"));
+    assert_eq!(files.len(), 6, "the six real conversations of tests/fixtures/traces");
     for file in files {
         assert!(
             check_file(&file) > 0,

@@ -1,17 +1,15 @@
-//! Exact counts against OpenAI's tiktoken, with DESIGN §4's recipe (`../shared/vectors/counts.jsonl`).
+//! Exact counts against OpenAI's tiktoken (`tests/fixtures/oracles/tiktoken-counts.jsonl`), with
+//! the recipe of docs/counting.md.
 
 use ctxbench::{Conversation, CounterKind, Message};
 use serde_json::Value;
 
-use crate::shared::{jsonl, shared};
+use crate::fixtures::{fixture, jsonl};
 
 #[test]
 fn bpe_counts_equal_tiktoken() {
-    let Some(path) = shared("vectors/counts.jsonl") else {
-        return;
-    };
-    let cases = jsonl(&path);
-    assert!(cases.len() >= 100);
+    let cases = jsonl(&fixture("oracles/tiktoken-counts.jsonl"));
+    assert_eq!(cases.len(), 200);
     for (n, case) in cases.iter().enumerate() {
         let request = &case["request"];
         let messages: Vec<Message> = serde_json::from_value(request["messages"].clone()).expect("valid messages");

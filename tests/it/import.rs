@@ -1,18 +1,14 @@
 //! `ctxbench import`: logged conversations become scenarios that replay them byte for byte,
 //! with their facts found; quirks of real logs are taken; bad input is refused with its place.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ctxbench::import::{ImportOptions, Imported, import};
 use ctxbench::scenario::parse_scenario;
 use serde_json::{Value, json};
 
 use crate::cmd::{ctxbench, read, scratch};
-use crate::shared::shared;
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
+use crate::fixtures::{fixture, json_files};
 
 fn import_file(path: &Path, options: &ImportOptions) -> Imported {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -74,14 +70,8 @@ fn the_projects_fixtures_replay_byte_for_byte() {
 
 #[test]
 fn the_real_traces_replay_byte_for_byte() {
-    let Some(dir) = shared("traces") else { return };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("traces")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    assert!(files.len() >= 6);
+    let files = json_files(&fixture("traces"));
+    assert_eq!(files.len(), 6, "the six real conversations of tests/fixtures/traces");
     for file in files {
         assert_faithful(&file);
     }

@@ -1,8 +1,8 @@
 //! The one integration test binary (ripgrep's habit): every module is a topic.
 
 mod cmd;
+mod fixtures;
 mod generate;
-mod shared;
 
 mod cli_compact;
 mod cli_gate;

@@ -4,7 +4,7 @@
 use ctxbench::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy};
 use serde_json::Value;
 
-use crate::shared::{jsonl, shared};
+use crate::fixtures::{fixture, jsonl};
 
 /// Compacts one oracle case and returns the history as compact JSON, one message a line.
 fn compact_case(case: &Value, strategy: &str, estimator: CounterKind) -> String {
@@ -42,11 +42,8 @@ fn expected(case: &Value) -> String {
 }
 
 fn check_listing(file: &str, strategies: &[(&str, CounterKind)]) {
-    let Some(path) = shared(&format!("vectors/{file}")) else {
-        return;
-    };
-    let cases = jsonl(&path);
-    assert!(cases.len() >= 100, "{file}: only {} cases", cases.len());
+    let cases = jsonl(&fixture(&format!("oracles/{file}")));
+    assert_eq!(cases.len(), 120, "{file}");
     let mut changed = 0;
     for (n, case) in cases.iter().enumerate() {
         let expect = expected(case);
