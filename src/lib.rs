@@ -35,12 +35,14 @@
 pub mod agent;
 pub mod compact;
 pub mod conversation;
+mod costs;
 mod error;
 pub mod fact;
 pub mod gate;
 pub mod http;
 pub mod human;
 pub mod import;
+pub mod json_len;
 pub mod message;
 pub mod metrics;
 pub mod model;

@@ -7,7 +7,7 @@ use std::sync::{Arc, LazyLock};
 
 use serde_json::Value;
 
-use crate::tokens::costs::Costs;
+use crate::costs::Costs;
 
 /// The `tools` array of a chat request (OpenAI function schemas), kept verbatim. Read it as a
 /// slice of JSON values; to change it, build a new one (its cached costs go with the old).

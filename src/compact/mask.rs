@@ -9,8 +9,8 @@
 use super::notes::{CLEARED, is_placeholder, mask_placeholder_of_length};
 use super::work::Work;
 use crate::conversation::first_user;
+use crate::json_len::code_points;
 use crate::message::{Message, Role};
-use crate::tokens::json_len::code_points;
 
 /// Where the tool results that may be replaced lie: after the first request message, before
 /// the last `protect` results. `None` without a request message.

@@ -14,8 +14,8 @@ pub const TRUNCATED: &str = "[Truncated";
 /// earlier, `…`. `Py`: N and the cut in code points, `...`.
 pub fn truncation_note(content: &str, preview: usize, flavor: Flavor) -> String {
     let length = match flavor {
-        Flavor::Ts => crate::tokens::json_len::utf16_len(content),
-        Flavor::Py => crate::tokens::json_len::code_points(content),
+        Flavor::Ts => crate::json_len::utf16_len(content),
+        Flavor::Py => crate::json_len::code_points(content),
     };
     truncation_note_of_length(content, length, preview, flavor)
 }
@@ -65,7 +65,7 @@ pub const MASKED: &str = "[Output of ";
 
 /// What `mask` writes in place of a result.
 pub fn mask_placeholder(tool: &str, content: &str) -> String {
-    mask_placeholder_of_length(tool, crate::tokens::json_len::utf16_len(content))
+    mask_placeholder_of_length(tool, crate::json_len::utf16_len(content))
 }
 
 /// [`mask_placeholder`] of a content `units` UTF-16 units long.

@@ -20,8 +20,8 @@ mod fields;
 use fields::Slot;
 pub(crate) use fields::{Call, FieldValue, Key};
 
-use crate::tokens::costs::{Costs, TEXT_CODE_POINTS, TEXT_UTF16};
-use crate::tokens::json_len::{code_points, utf16_len};
+use crate::costs::{Costs, TEXT_CODE_POINTS, TEXT_UTF16};
+use crate::json_len::{code_points, utf16_len};
 
 /// What a ctxbench summary message starts with; such a user message is not a request.
 pub const SUMMARY_PREFIX: &str = "[Summary of earlier conversation]";

@@ -5,11 +5,11 @@
 //! ASCII-escaped text. One ceiling per request; tool schemas are ignored, as the seed does.
 
 use super::TokenCounter;
-use super::costs::{CONTENT_JS, CONTENT_PY, TEXT_CODE_POINTS, TEXT_UTF16};
-use super::json_len::{
-    code_points, js_message_len_and_content, js_message_len_with_content, js_string_len, py_message_len_and_content,
-    py_message_len_with_content, py_string_len, utf16_len,
+use super::message_len::{
+    js_message_len_and_content, js_message_len_with_content, py_message_len_and_content, py_message_len_with_content,
 };
+use crate::costs::{CONTENT_JS, CONTENT_PY, TEXT_CODE_POINTS, TEXT_UTF16};
+use crate::json_len::{code_points, js_string_len, py_string_len, utf16_len};
 use crate::message::Message;
 use crate::tool_schemas::ToolSchemas;
 

@@ -9,8 +9,7 @@
 
 mod bpe;
 mod chars4;
-pub(crate) mod costs;
-pub mod json_len;
+pub mod message_len;
 mod tools;
 pub mod usage;
 

@@ -1,4 +1,4 @@
-//! Lengths of JSON texts as the seed's two listings measure them, without building the text.
+//! Lengths of text and JSON as the seed's two listings measure them, without building the text.
 //!
 //! [`js_len`] is `JSON.stringify(value).length`: compact separators, UTF-16 code units, only `"`,
 //! `\` and control characters escaped. [`py_len`] is `len(json.dumps(value))` with Python's
@@ -6,9 +6,13 @@
 //! `' '..='~'` (U+007F included) as `\uXXXX`, astral characters as two of them.
 //! Numbers follow each language's shortest round-trip formatting rules.
 
+mod weigh;
+
 use serde_json::{Map, Number, Value};
 
-use crate::message::{Call, FieldValue, Key, Message};
+#[cfg(test)]
+use weigh::weigh2_lanes;
+use weigh::{weigh, weigh2};
 
 /// `JSON.stringify(value).length` in UTF-16 code units.
 pub fn js_len(value: &Value) -> u64 {
@@ -29,85 +33,6 @@ pub fn js_object_len(map: &Map<String, Value>) -> u64 {
 pub fn py_object_len(map: &Map<String, Value>) -> u64 {
     object_len(map, &PY)
 }
-
-/// Σ `weight(b)` over the bytes of `s`, for weights of at most [`MAX_WEIGHT`].
-fn weigh(s: &[u8], weight: impl Fn(u8) -> u8) -> u64 {
-    weigh2(s, weight, |_| 0).0
-}
-
-/// Σ `first(b)` and Σ `second(b)` over the bytes of `s`, in one pass, for weights of at most
-/// [`MAX_WEIGHT`]. These sums run over every byte of every history: with AVX2 when the CPU has
-/// it (twice as fast as the SSE2 every x86-64 has), else as the target allows.
-fn weigh2(s: &[u8], first: impl Fn(u8) -> u8, second: impl Fn(u8) -> u8) -> (u64, u64) {
-    // Short strings (ids, names, keys) are one padded block: not worth asking.
-    #[cfg(target_arch = "x86_64")]
-    if s.len() >= 32 && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { weigh2_avx2(s, first, second) };
-    }
-    weigh2_lanes(s, first, second)
-}
-
-/// [`weigh2_lanes`] compiled for AVX2.
-///
-/// # Safety
-///
-/// The CPU must have AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn weigh2_avx2(s: &[u8], first: impl Fn(u8) -> u8, second: impl Fn(u8) -> u8) -> (u64, u64) {
-    weigh2_lanes(s, first, second)
-}
-
-/// [`weigh2`] made the way vector units like: weights of 32 bytes at a time added in 8-bit
-/// lanes, widened only every 21 blocks (21 × 12 < 256).
-#[inline(always)]
-fn weigh2_lanes(s: &[u8], first: impl Fn(u8) -> u8, second: impl Fn(u8) -> u8) -> (u64, u64) {
-    const ROUNDS: usize = u8::MAX as usize / MAX_WEIGHT as usize;
-    let widen = |lanes: &[u8; LANES]| lanes.iter().map(|&n| u64::from(n)).sum::<u64>();
-    let blocks = s.chunks_exact(LANES);
-    let rest = blocks.remainder();
-    let (mut a, mut b) = (0, 0);
-    let (mut lanes_a, mut lanes_b) = ([0u8; LANES], [0u8; LANES]);
-    for (k, block) in blocks.enumerate() {
-        let block: &[u8; LANES] = block.try_into().unwrap_or(&[0; LANES]);
-        add_block(block, (&mut lanes_a, &first), (&mut lanes_b, &second));
-        if k % ROUNDS == ROUNDS - 1 {
-            (a, b) = (a + widen(&lanes_a), b + widen(&lanes_b));
-            (lanes_a, lanes_b) = ([0; LANES], [0; LANES]);
-        }
-    }
-    // The last bytes (all of a short string) as one more block, padded with a letter, whose
-    // weight is then taken off: one block is cheaper than a byte at a time. The lanes hold at
-    // most `ROUNDS` blocks with it.
-    let mut padding = 0;
-    if !rest.is_empty() {
-        let mut last = [b'a'; LANES];
-        last[..rest.len()].copy_from_slice(rest);
-        add_block(&last, (&mut lanes_a, &first), (&mut lanes_b, &second));
-        padding = (LANES - rest.len()) as u64;
-    }
-    (
-        a + widen(&lanes_a) - padding * u64::from(first(b'a')),
-        b + widen(&lanes_b) - padding * u64::from(second(b'a')),
-    )
-}
-
-/// How many bytes [`weigh2_lanes`] weighs at a time.
-const LANES: usize = 32;
-
-/// Adds the two weights of each byte of `block` to their lanes.
-#[inline(always)]
-fn add_block(block: &[u8; LANES], a: (&mut [u8; LANES], impl Fn(u8) -> u8), b: (&mut [u8; LANES], impl Fn(u8) -> u8)) {
-    let ((lanes_a, first), (lanes_b, second)) = (a, b);
-    for ((x, y), &byte) in lanes_a.iter_mut().zip(lanes_b.iter_mut()).zip(block) {
-        *x = x.wrapping_add(first(byte));
-        *y = y.wrapping_add(second(byte));
-    }
-}
-
-/// The largest weight [`weigh`] takes: an astral character's lead byte under `ensure_ascii`.
-const MAX_WEIGHT: u8 = 12;
 
 /// A UTF-8 continuation byte (`0x80..=0xbf`): part of a character already counted.
 fn continuation(b: u8) -> bool {
@@ -133,25 +58,31 @@ fn code_point_weight(b: u8) -> u8 {
     u8::from(!continuation(b))
 }
 
-struct Dialect {
-    /// Separator between items, and between a key and its value.
-    item_sep: u64,
-    key_sep: u64,
-    string: fn(&str) -> u64,
+/// How one language writes JSON: separators, strings, floats.
+pub(crate) struct Dialect {
+    /// Separator between items.
+    pub(crate) item_sep: u64,
+    /// Separator between a key and its value.
+    pub(crate) key_sep: u64,
+    /// A string's JSON length.
+    pub(crate) string: fn(&str) -> u64,
     /// The string's length and its length in this dialect's characters (UTF-16 units, code
     /// points), in one pass.
-    string_and_chars: fn(&str) -> (u64, u64),
-    float: fn(f64) -> u64,
+    pub(crate) string_and_chars: fn(&str) -> (u64, u64),
+    /// A float's length.
+    pub(crate) float: fn(f64) -> u64,
 }
 
-const JS: Dialect = Dialect {
+/// `JSON.stringify`.
+pub(crate) const JS: Dialect = Dialect {
     item_sep: 1,
     key_sep: 1,
     string: js_string_len,
     string_and_chars: js_string_and_utf16_len,
     float: js_float_len,
 };
-const PY: Dialect = Dialect {
+/// `json.dumps` with its defaults.
+pub(crate) const PY: Dialect = Dialect {
     item_sep: 2,
     key_sep: 2,
     string: py_string_len,
@@ -159,7 +90,8 @@ const PY: Dialect = Dialect {
     float: py_float_len,
 };
 
-fn len(value: &Value, d: &Dialect) -> u64 {
+/// The length of `value` written in dialect `d`.
+pub(crate) fn len(value: &Value, d: &Dialect) -> u64 {
     match value {
         Value::Null => 4,
         Value::Bool(true) => 4,
@@ -174,105 +106,9 @@ fn len(value: &Value, d: &Dialect) -> u64 {
     }
 }
 
-/// [`js_len`] of a message's JSON object, read from its stored fields.
-pub fn js_message_len(message: &Message) -> u64 {
-    message_len(message, None, &JS).0
-}
-
-/// [`py_len`] of a message's JSON object.
-pub fn py_message_len(message: &Message) -> u64 {
-    message_len(message, None, &PY).0
-}
-
-/// A string content's part of a message's length, found while measuring the message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct ContentLen {
-    /// The string's JSON length, quotes and escapes included.
-    pub json: u64,
-    /// The text's length in the dialect's characters (UTF-16 units, code points).
-    pub chars: u64,
-}
-
-/// [`js_message_len`], and the content's part of it when the content is a string (its
-/// [`utf16_len`] as `chars`), found on the way.
-pub(crate) fn js_message_len_and_content(message: &Message) -> (u64, Option<ContentLen>) {
-    message_len(message, None, &JS)
-}
-
-/// [`py_message_len`], and the content's part of it when a string (its [`code_points`]).
-pub(crate) fn py_message_len_and_content(message: &Message) -> (u64, Option<ContentLen>) {
-    message_len(message, None, &PY)
-}
-
-/// [`js_message_len`] of the message with its `content` set to the string `content` (added at
-/// the end when absent), computed from its other fields: the old content is never read.
-pub fn js_message_len_with_content(message: &Message, content: &str) -> u64 {
-    message_len(message, Some(content), &JS).0
-}
-
-/// [`py_message_len`] of the message with its `content` set to the string `content`.
-pub fn py_message_len_with_content(message: &Message, content: &str) -> u64 {
-    message_len(message, Some(content), &PY).0
-}
-
-/// The length of the message's object with `content` in place of its own when given; and its
-/// own content's part, when that is a string it measured.
-fn message_len(message: &Message, content: Option<&str>, d: &Dialect) -> (u64, Option<ContentLen>) {
-    let (mut fields, mut inner, mut replaced, mut own) = (0u64, 0u64, false, None);
-    for (key, value) in message.entries() {
-        let value = match (content, value) {
-            (Some(content), _) if *key == Key::Content => {
-                replaced = true;
-                (d.string)(content)
-            }
-            (None, FieldValue::Str(text)) if *key == Key::Content => {
-                let (json, chars) = (d.string_and_chars)(text);
-                own = Some(ContentLen { json, chars });
-                json
-            }
-            (_, value) => field_len(value, d),
-        };
-        fields += 1;
-        let key_len = match key {
-            Key::Other(name) => (d.string)(name),
-            known => plain_len(known.as_str()),
-        };
-        inner += key_len + d.key_sep + value;
-    }
-    if let (Some(content), false) = (content, replaced) {
-        fields += 1;
-        inner += plain_len("content") + d.key_sep + (d.string)(content);
-    }
-    (2 + inner + d.item_sep * fields.saturating_sub(1), own)
-}
-
-fn field_len(value: FieldValue<'_>, d: &Dialect) -> u64 {
-    match value {
-        FieldValue::Name(s) => plain_len(s),
-        FieldValue::Str(s) => (d.string)(s),
-        FieldValue::Json(v) => len(v, d),
-        FieldValue::Calls(calls) => {
-            let inner: u64 = calls.iter().map(|c| call_len(c, d)).sum();
-            2 + inner + d.item_sep * (calls.len().saturating_sub(1) as u64)
-        }
-    }
-}
-
-/// `{"id": …, "type": "function", "function": {"name": …, "arguments": …}}`.
-fn call_len(call: &Call, d: &Dialect) -> u64 {
-    let entry = |key: &str, value: u64| plain_len(key) + d.key_sep + value;
-    let function =
-        2 + entry("name", (d.string)(&call.name)) + d.item_sep + entry("arguments", (d.string)(&call.arguments));
-    2 + entry("id", (d.string)(&call.id))
-        + d.item_sep
-        + entry("type", plain_len("function"))
-        + d.item_sep
-        + entry("function", function)
-}
-
 /// The JSON length of a string known to be plain ASCII with nothing to escape (a key ctxbench
 /// writes): the same in both dialects.
-fn plain_len(s: &str) -> u64 {
+pub(crate) fn plain_len(s: &str) -> u64 {
     debug_assert!(s.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\'));
     s.len() as u64 + 2
 }
@@ -429,32 +265,6 @@ mod tests {
         check(json!(1.25e-7), 7);
         check(json!(0.000001), 8);
         check(json!(-123.456), 8);
-    }
-
-    #[test]
-    fn message_lengths_are_those_of_the_written_object() {
-        for text in crate::message::tests::SHAPES {
-            let m: Message = serde_json::from_str(text).expect("valid");
-            let written = serde_json::to_string(&m).expect("serialises");
-            assert_eq!(js_message_len(&m), written.encode_utf16().count() as u64, "{text}");
-            let object = m.to_map();
-            assert_eq!(js_message_len(&m), js_object_len(&object), "{text}");
-            assert_eq!(py_message_len(&m), py_object_len(&object), "{text}");
-            for content in ["", "new \"text\" é😀"] {
-                let mut rewritten = m.clone();
-                rewritten.set_content(content.to_owned());
-                assert_eq!(
-                    js_message_len_with_content(&m, content),
-                    js_message_len(&rewritten),
-                    "{text}"
-                );
-                assert_eq!(
-                    py_message_len_with_content(&m, content),
-                    py_message_len(&rewritten),
-                    "{text}"
-                );
-            }
-        }
     }
 
     /// The lengths by their definitions, one character at a time.
