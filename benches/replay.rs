@@ -109,7 +109,9 @@ fn sweep_slice(c: &mut Criterion) {
         thresholds: vec![0.6, 0.7, 0.8, 0.9, 0.95],
         keeps: vec![1, 2, 3, 4, 5],
         reserves: vec![0],
-        estimators: vec![ctxbench::run::Estimator::Counter(ctxbench::tokens::CounterKind::Chars4)],
+        estimators: vec![ctxbench::tokens::Estimator::Counter(
+            ctxbench::tokens::CounterKind::Chars4,
+        )],
         params: vec![],
         base: RunConfig::new("none".parse().expect("valid")),
     };

@@ -7,15 +7,15 @@
 
 use std::sync::Arc;
 
-use crate::compact::{Compaction, Compactor, Pass, Summarizer, SummaryAsk};
+use crate::compact::{Compaction, Compactor, Summarizer, SummaryRequest};
 use crate::conversation::Conversation;
-use crate::message::{Message, Role};
+use crate::message::Message;
 use crate::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
+use crate::record::{CallPlace, call_record};
 use crate::tokens::TokenCounter;
-use crate::tokens::usage::UsageEstimator;
 use crate::tool_schemas::NO_TOOLS;
 use crate::tools::Tools;
-use crate::trace::{CallRecord, CompactionRecord, Outcome};
+use crate::trace::{CallRecord, CompactionRecord};
 
 /// What the loop does when the server rejects a request as too long.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -55,17 +55,12 @@ pub enum Ask {
     Stopped(String),
 }
 
-/// The system prompt of a summary call.
-pub const SUMMARIZER_PROMPT: &str = "You summarize the earlier part of a conversation between a user and an assistant \
-so that the assistant can go on without it. Keep every identifier, number and decision exactly.";
-
-/// Settings of the loop itself.
-#[derive(Clone, Debug)]
-pub struct LoopConfig {
-    /// The context window, in tokens.
-    pub window: u64,
-    /// Tokens kept free for the reply.
-    pub reply_reserve: u64,
+/// What the loop needs besides its parts: the server's counter and what to do on an overflow.
+#[derive(Clone)]
+pub struct LoopOptions {
+    /// The counter the server bills with: it measures what an accepted call's prefix cost, and
+    /// decides the compaction after an overflow.
+    pub true_counter: Arc<dyn TokenCounter>,
     /// What to do on a context-length error.
     pub on_overflow: OnOverflow,
 }
@@ -80,38 +75,26 @@ pub struct Agent<M, T> {
     pub compactor: Compactor,
     /// The conversation so far.
     pub conversation: Conversation,
-    config: LoopConfig,
-    true_counter: Arc<dyn TokenCounter>,
-    estimator: Arc<dyn TokenCounter>,
-    usage: Option<Arc<UsageEstimator>>,
+    options: LoopOptions,
     trace: Vec<CallRecord>,
     tokens_sent: u64,
 }
 
 impl<M: Model, T: Tools> Agent<M, T> {
     /// An agent starting from `conversation` (system prompt, preamble, tool schemas).
-    /// `estimator` is the compactor's; when it is a `usage` estimator, pass it as `usage` too so
-    /// the loop can report each accepted call to it.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         model: M,
         tools: T,
         compactor: Compactor,
         conversation: Conversation,
-        config: LoopConfig,
-        true_counter: Arc<dyn TokenCounter>,
-        estimator: Arc<dyn TokenCounter>,
-        usage: Option<Arc<UsageEstimator>>,
+        options: LoopOptions,
     ) -> Agent<M, T> {
         Agent {
             model,
             tools,
             compactor,
             conversation,
-            config,
-            true_counter,
-            estimator,
-            usage,
+            options,
             trace: Vec::new(),
             tokens_sent: 0,
         }
@@ -127,6 +110,11 @@ impl<M: Model, T: Tools> Agent<M, T> {
         self.trace
     }
 
+    /// Whether a context-length error can be recovered from by compacting again.
+    fn recovers_from_overflow(&self) -> bool {
+        self.options.on_overflow == OnOverflow::CompactRetry && !self.compactor.strategy().is_none()
+    }
+
     /// Answers one request: `request` is its number in the conversation (0-based).
     /// `on_call` sees each call's record as it happens.
     pub fn ask(
@@ -138,18 +126,13 @@ impl<M: Model, T: Tools> Agent<M, T> {
     ) -> Ask {
         self.conversation.messages.push(user);
         for turn in 1..=max_turns {
-            let limit = self.compactor.limit();
-            let compaction = self.compact(request, limit, None, on_call);
-            let reply = match self.call(request, turn, (compaction, limit), false, on_call) {
+            let compaction = self.compact(request, false, on_call);
+            let reply = match self.call(request, turn, compaction, false, on_call) {
                 Ok(reply) => reply,
                 Err(ModelError::ScriptEnded) => return Ask::NoAnswer,
-                Err(ModelError::ContextWindowExceeded { .. })
-                    if self.config.on_overflow == OnOverflow::CompactRetry && !self.compactor.strategy().is_none() =>
-                {
-                    let limit = self.config.window.saturating_sub(self.config.reply_reserve);
-                    let counter = self.true_counter.clone();
-                    let compaction = self.compact(request, limit, Some(counter.as_ref()), on_call);
-                    match self.call(request, turn, (compaction, limit), true, on_call) {
+                Err(ModelError::ContextWindowExceeded { .. }) if self.recovers_from_overflow() => {
+                    let compaction = self.compact(request, true, on_call);
+                    match self.call(request, turn, compaction, true, on_call) {
                         Ok(reply) => reply,
                         Err(e) => return Ask::Stopped(e.to_string()),
                     }
@@ -171,30 +154,30 @@ impl<M: Model, T: Tools> Agent<M, T> {
         Ask::NoAnswer
     }
 
+    /// Compacts before a call (after an overflow: with the server's counter, to the hard limit).
     fn compact(
         &mut self,
         request: usize,
-        limit: u64,
-        counter: Option<&dyn TokenCounter>,
+        after_overflow: bool,
         on_call: &mut dyn FnMut(&CallRecord),
-    ) -> CompactionRecord {
+    ) -> (CompactionRecord, u64) {
         let mut summarizer = LoopSummarizer {
             model: &mut self.model,
             trace: &mut self.trace,
             tokens_sent: &mut self.tokens_sent,
-            estimator: self.estimator.as_ref(),
-            window: self.config.window,
-            limit,
+            counter: self.options.true_counter.as_ref(),
+            window: self.compactor.policy().window,
             request,
             on_call,
         };
-        let pass = Pass {
-            limit,
-            counter,
-            summarizer: Some(&mut summarizer),
+        let done: Compaction = if after_overflow {
+            let counter = self.options.true_counter.clone();
+            self.compactor
+                .compact_after_overflow(&mut self.conversation, counter.as_ref(), Some(&mut summarizer))
+        } else {
+            self.compactor.compact_with(&mut self.conversation, &mut summarizer)
         };
-        let done: Compaction = self.compactor.compact_with(&mut self.conversation, pass);
-        CompactionRecord {
+        let record = CompactionRecord {
             tokens_before: done.tokens_before,
             tokens_after: done.tokens_after,
             truncated: done.counts.truncated,
@@ -202,7 +185,8 @@ impl<M: Model, T: Tools> Agent<M, T> {
             dropped: done.counts.dropped,
             cannot_fit: done.cannot_fit,
             stages: done.stages.iter().filter(|s| s.ran).map(|s| s.stage.clone()).collect(),
-        }
+        };
+        (record, done.limit)
     }
 
     fn call(
@@ -214,7 +198,8 @@ impl<M: Model, T: Tools> Agent<M, T> {
         on_call: &mut dyn FnMut(&CallRecord),
     ) -> Result<ModelReply, ModelError> {
         let c = &self.conversation;
-        let estimated_tokens = self.estimator.count(c.system.as_ref(), &c.messages, &c.tools);
+        let estimator = self.compactor.estimator();
+        let estimated_tokens = estimator.count(c.system.as_ref(), &c.messages, &c.tools);
         let req = ModelRequest {
             kind: CallKind::Agent,
             system: c.system.as_ref(),
@@ -227,53 +212,30 @@ impl<M: Model, T: Tools> Agent<M, T> {
         if matches!(result, Err(ModelError::ScriptEnded)) {
             return result;
         }
-        let prefix = self
-            .true_counter
-            .tokens(self.true_counter.prefix_units(c.system.as_ref(), &c.tools));
-        let mut record = CallRecord {
-            strategy: self.compactor.name().to_owned(),
+        let place = CallPlace {
+            call: self.trace.len() + 1,
+            request: request + 1,
             turn,
+            window: self.compactor.policy().window,
+            limit,
             estimated_tokens,
             compaction: Some(compaction),
             retry,
-            tokens_sent: self.tokens_sent,
-            ..CallRecord::new(
-                self.trace.len() + 1,
-                request + 1,
-                CallKind::Agent,
-                self.config.window,
-                limit,
-            )
         };
+        let mut record = call_record(
+            place,
+            &req,
+            self.options.true_counter.as_ref(),
+            &result,
+            self.tokens_sent,
+        );
+        record.strategy = self.compactor.name().to_owned();
         match &result {
-            Ok(reply) => {
-                record.accept(reply, prefix);
-                if let Some(usage) = &self.usage {
-                    let units = usage.prefix_units(c.system.as_ref(), &c.tools)
-                        + c.messages.iter().map(|m| usage.message_units(m)).sum::<u64>();
-                    usage.observe(reply.usage.prompt_tokens, units);
-                }
-            }
-            Err(ModelError::ContextWindowExceeded { needed, .. }) => {
-                record.true_tokens = *needed;
-                record.outcome = Outcome::Overflow;
-                let recoverable = !retry
-                    && self.config.on_overflow == OnOverflow::CompactRetry
-                    && !self.compactor.strategy().is_none();
-                record.stops_run = !recoverable;
-            }
-            Err(ModelError::Pairing(_)) => {
-                record.true_tokens = self.true_counter.count(c.system.as_ref(), &c.messages, &c.tools);
-                record.outcome = Outcome::PairingError;
-                record.stops_run = true;
-            }
-            Err(_) => {
-                record.outcome = Outcome::Error;
-                record.stops_run = true;
-            }
+            Ok(reply) => self.compactor.observe(c, reply.usage.prompt_tokens),
+            Err(ModelError::ContextWindowExceeded { .. }) => record.stops_run = retry || !self.recovers_from_overflow(),
+            Err(_) => record.stops_run = true,
         }
-        self.tokens_sent += record.billed_tokens;
-        record.tokens_sent = self.tokens_sent;
+        self.tokens_sent = record.tokens_sent;
         on_call(&record);
         self.trace.push(record);
         result
@@ -285,63 +247,35 @@ struct LoopSummarizer<'a, M> {
     model: &'a mut M,
     trace: &'a mut Vec<CallRecord>,
     tokens_sent: &'a mut u64,
-    estimator: &'a dyn TokenCounter,
+    counter: &'a dyn TokenCounter,
     window: u64,
-    limit: u64,
     request: usize,
     on_call: &'a mut dyn FnMut(&CallRecord),
 }
 
 impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
-    fn summarize(&mut self, span: &[Message], ask: &SummaryAsk) -> Option<String> {
-        let system = Message::new(Role::System, SUMMARIZER_PROMPT);
-        // The span as one user message; its oldest messages are left out until the request fits,
-        // measured on the very text that is sent.
-        let texts: Vec<std::borrow::Cow<'_, str>> = span.iter().map(Message::text).collect();
-        let body = |from: usize| vec![Message::new(Role::User, texts[from..].join("\n"))];
-        let mut from = 0;
-        let mut messages = body(from);
-        while from + 1 < texts.len() && self.estimator.count(Some(&system), &messages, &NO_TOOLS) > self.window {
-            from += 1;
-            messages = body(from);
-        }
-        let estimated_tokens = self.estimator.count(Some(&system), &messages, &NO_TOOLS);
+    fn summarize(&mut self, summary: &SummaryRequest) -> Option<String> {
         let req = ModelRequest {
             kind: CallKind::Summary,
-            system: Some(&system),
-            messages: &messages,
+            system: Some(&summary.system),
+            messages: &summary.messages,
             tools: &NO_TOOLS,
             request: self.request,
-            summary: Some(ask),
+            summary: Some(&summary.ask),
         };
         let result = self.model.complete(req);
-        let (true_tokens, billed, completion, outcome) = match &result {
-            Ok(reply) => (
-                reply.usage.prompt_tokens,
-                reply.usage.prompt_tokens,
-                reply.usage.completion_tokens,
-                Outcome::Ok,
-            ),
-            Err(ModelError::ContextWindowExceeded { needed, .. }) => (*needed, 0, 0, Outcome::Overflow),
-            Err(ModelError::Pairing(_)) => (0, 0, 0, Outcome::PairingError),
-            Err(_) => (0, 0, 0, Outcome::Error),
+        let place = CallPlace {
+            call: self.trace.len() + 1,
+            request: self.request + 1,
+            turn: 0,
+            window: self.window,
+            limit: summary.limit,
+            estimated_tokens: summary.estimated_tokens,
+            compaction: None,
+            retry: false,
         };
-        *self.tokens_sent += billed;
-        let record = CallRecord {
-            estimated_tokens,
-            true_tokens,
-            billed_tokens: billed,
-            completion_tokens: completion,
-            outcome,
-            tokens_sent: *self.tokens_sent,
-            ..CallRecord::new(
-                self.trace.len() + 1,
-                self.request + 1,
-                CallKind::Summary,
-                self.window,
-                self.limit,
-            )
-        };
+        let record = call_record(place, &req, self.counter, &result, *self.tokens_sent);
+        *self.tokens_sent = record.tokens_sent;
         (self.on_call)(&record);
         self.trace.push(record);
         result.ok().map(|reply| reply.message.text().into_owned())

@@ -50,6 +50,7 @@ pub mod pairing;
 pub mod plot;
 pub mod policy;
 pub mod provider;
+pub mod record;
 pub mod render;
 pub mod report;
 pub mod request_body;

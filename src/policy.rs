@@ -67,7 +67,13 @@ impl Policy {
     /// The estimate a request may reach: `min(floor(window × threshold), window − reply_reserve)`,
     /// with the product taken on the threshold's decimal digits, not on its binary float.
     pub fn limit(&self) -> u64 {
-        floor_times_decimal(self.window, self.threshold).min(self.window.saturating_sub(self.reply_reserve))
+        floor_times_decimal(self.window, self.threshold).min(self.hard_limit())
+    }
+
+    /// The most a request may hold and leave the reply its room: `window − reply_reserve`. What a
+    /// compaction after an overflow works down to.
+    pub fn hard_limit(&self) -> u64 {
+        self.window.saturating_sub(self.reply_reserve)
     }
 }
 

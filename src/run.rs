@@ -1,10 +1,7 @@
 //! One run: a scenario replayed through the agent loop with one configuration. The same path
 //! serves tests, benches and every command.
 
-use std::fmt;
-use std::sync::Arc;
-
-use crate::agent::{Agent, Ask, LoopConfig, OnOverflow};
+use crate::agent::{Agent, Ask, LoopOptions, OnOverflow};
 use crate::compact::{Compactor, Strategy};
 use crate::conversation::Conversation;
 use crate::metrics::{RunMetrics, metrics};
@@ -13,44 +10,9 @@ use crate::policy::Policy;
 use crate::provider::{Overflow, Provider};
 use crate::scenario::Scenario;
 use crate::scripted::ScriptedModel;
-use crate::tokens::usage::UsageEstimator;
-use crate::tokens::{CounterKind, TokenCounter};
+use crate::tokens::{CounterKind, Estimator};
 use crate::tools::FixtureTools;
 use crate::trace::CallRecord;
-
-/// What the compactor decides with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Estimator {
-    /// A counter of its own.
-    Counter(CounterKind),
-    /// The provider's last count plus `chars4` of what changed since.
-    Usage,
-}
-
-impl Estimator {
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<Estimator> {
-        if name == "usage" {
-            Some(Estimator::Usage)
-        } else {
-            CounterKind::parse(name).map(Estimator::Counter)
-        }
-    }
-
-    /// The command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Estimator::Counter(kind) => kind.as_str(),
-            Estimator::Usage => "usage",
-        }
-    }
-}
-
-impl fmt::Display for Estimator {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// Everything a run depends on besides the scenario.
 #[derive(Clone, Debug)]
@@ -175,36 +137,19 @@ fn run_loop<M: Model>(
     min_turns: usize,
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> RunResult {
-    let true_counter = config.tokenizer.counter();
-    let (estimator, usage): (Arc<dyn TokenCounter>, _) = match config.estimator {
-        Estimator::Counter(kind) => (kind.counter(), None),
-        Estimator::Usage => {
-            let usage = Arc::new(UsageEstimator::default());
-            (usage.clone(), Some(usage))
-        }
-    };
-    let compactor = Compactor::new(config.strategy.clone(), policy.clone(), estimator.clone());
+    let compactor = Compactor::new(config.strategy.clone(), policy.clone(), config.estimator.counter());
     let conversation = Conversation {
         system: scenario.system.clone(),
         system_index: 0,
         messages: scenario.preamble.clone(),
         tools: scenario.tool_schemas.clone(),
     };
-    let loop_config = LoopConfig {
-        window: policy.window,
-        reply_reserve: policy.reply_reserve,
+    let options = LoopOptions {
+        true_counter: config.tokenizer.counter(),
         on_overflow: config.on_overflow,
     };
-    let mut agent = Agent::new(
-        model,
-        FixtureTools::new(&scenario.tools).named(scenario.tool_result_name),
-        compactor,
-        conversation,
-        loop_config,
-        true_counter,
-        estimator,
-        usage,
-    );
+    let tools = FixtureTools::new(&scenario.tools).named(scenario.tool_result_name);
+    let mut agent = Agent::new(model, tools, compactor, conversation, options);
     let mut completed = true;
     let mut stopped = None;
     for (r, request) in scenario.requests.iter().enumerate() {

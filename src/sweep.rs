@@ -9,7 +9,8 @@ use std::cmp::Ordering;
 
 use crate::compact::Strategy;
 use crate::report::ResultRow;
-use crate::run::{Estimator, RunConfig};
+use crate::run::RunConfig;
+use crate::tokens::Estimator;
 
 /// A value list or range that does not parse; the message says what was expected.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{CallKind, ModelReply};
+use crate::model::CallKind;
 
 /// The trace format's version; bump it when a field changes meaning or goes away.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -98,58 +98,4 @@ pub struct CallRecord {
     pub lost: Vec<String>,
     /// Facts this call fetched again.
     pub refetched: Vec<String>,
-}
-
-impl CallRecord {
-    /// Fills in what the reply to an accepted call says: its kind, the true counts (with
-    /// `prefix_tokens` of them system prompt and tool schemas), the outcome, its tool calls, the
-    /// step it played and its facts.
-    pub fn accept(&mut self, reply: &ModelReply, prefix_tokens: u64) {
-        self.kind = reply.kind;
-        self.true_tokens = reply.usage.prompt_tokens;
-        self.billed_tokens = reply.usage.prompt_tokens;
-        self.prefix_tokens = prefix_tokens;
-        self.completion_tokens = reply.usage.completion_tokens;
-        self.outcome = if reply.usage.truncated {
-            Outcome::Truncated
-        } else {
-            Outcome::Ok
-        };
-        self.reply_calls = reply.message.calls().count();
-        self.step = reply.facts.step.map(|(r, s)| [r + 1, s + 1]);
-        self.needed = reply.facts.needed.clone();
-        self.lost = reply.facts.lost.clone();
-        self.refetched = reply.facts.refetched.clone();
-    }
-
-    /// Call `call` of request `request` (both from 1), of `kind`, under `window` and `limit`, with
-    /// every figure at zero, nothing compacted and no step: the caller fills in what happened.
-    pub fn new(call: usize, request: usize, kind: CallKind, window: u64, limit: u64) -> CallRecord {
-        CallRecord {
-            schema_version: SCHEMA_VERSION,
-            scenario: String::new(),
-            strategy: String::new(),
-            call,
-            request,
-            turn: 0,
-            kind,
-            estimated_tokens: 0,
-            true_tokens: 0,
-            billed_tokens: 0,
-            prefix_tokens: 0,
-            completion_tokens: 0,
-            limit,
-            window,
-            compaction: None,
-            outcome: Outcome::Ok,
-            retry: false,
-            reply_calls: 0,
-            stops_run: false,
-            tokens_sent: 0,
-            step: None,
-            needed: Vec::new(),
-            lost: Vec::new(),
-            refetched: Vec::new(),
-        }
-    }
 }

@@ -6,8 +6,9 @@ use clap::{Args, ValueEnum};
 use ctxbench::agent::OnOverflow;
 use ctxbench::compact::Strategy;
 use ctxbench::provider::Overflow;
-use ctxbench::run::{Estimator, RunConfig};
+use ctxbench::run::RunConfig;
 use ctxbench::tokens::CounterKind;
+use ctxbench::tokens::Estimator;
 
 use super::policy_args::LimitArgs;
 

@@ -11,8 +11,9 @@ use clap::Args;
 use ctxbench::compact::{STANDARD_STRATEGIES, parse_strategy_list};
 use ctxbench::human::thousands;
 use ctxbench::report::{CsvRows, ResultRow, csv, markdown, read_csv};
-use ctxbench::run::{Estimator, run_scenario};
+use ctxbench::run::run_scenario;
 use ctxbench::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
+use ctxbench::tokens::Estimator;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 

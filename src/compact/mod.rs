@@ -1,12 +1,12 @@
-//! The compactor: runs a strategy's stages, left to right, before every model call (DESIGN §5).
+//! The compactor: runs a strategy's stages, left to right, before every model call.
 //!
-//! *When* a stage runs is decided here (threshold, trigger, loop guards); *how* it compacts is
-//! each stage's own file. A stage runs only while the estimate is strictly over the limit, unless
-//! its trigger says otherwise. Loop guards: a stage that freed less than 10% of the excess is
-//! skipped on later calls until a new message enters what it may compact (a new request for
-//! `drop`, `window` and `summarize`; a new request or tool result for `truncate`, whose reach
-//! a new request extends; a new tool result for `mask` and `clear-tool-uses`). `reference` has
-//! no guards.
+//! *When* a stage runs is decided here (its trigger, the limit, loop guards); *what* each stage
+//! is, is declared in `stages.rs`, and *how* it compacts is its own file. A stage runs only while
+//! the estimate is strictly over the limit, unless its trigger says otherwise. Loop guards: a
+//! stage that freed less than 10% of the excess is skipped on later calls until a new message
+//! enters what it may compact (a new request for `drop`, `window` and `summarize`; a new request
+//! or tool result for `truncate`, whose reach a new request extends; a new tool result for
+//! `mask` and `clear-tool-uses`). `reference` has no guards.
 //!
 //! Invariants, checked by the property tests: pairing is never broken; the system prompt, the
 //! preamble, the first request message, later system messages and the protected tail are never
@@ -16,24 +16,30 @@
 mod drop;
 mod mask;
 mod notes;
+mod params;
 mod reference;
-mod spec;
+mod stages;
+mod strategy;
 mod summarize;
+mod summarizer;
 mod truncate;
 mod work;
 
 use std::sync::Arc;
 
 pub use notes::{CLEARED, MASKED, TRUNCATED, is_placeholder, mask_placeholder, truncation_note};
-pub use spec::{Flavor, STAGE_NAMES, StageSpec, Strategy, StrategyError, Trigger, parse_strategy_list};
-pub use summarize::{Summarizer, SummaryAsk};
+pub use params::{Flavor, Trigger};
+pub use stages::{ParamInfo, STAGES, StageInfo, StageSpec, StrategyError, stage_names, stages_help};
+pub use strategy::{Strategy, parse_strategy_list};
+pub use summarizer::{SUMMARIZER_PROMPT, Summarizer, SummaryAsk, SummaryRequest};
 pub use work::Counts;
 
 use crate::conversation::Conversation;
 use crate::message::{Message, Role};
 use crate::policy::Policy;
 use crate::tokens::TokenCounter;
-use work::Work;
+use stages::{Fresh, When};
+use work::{StageContext, Work};
 
 /// The strategies `compare` runs when none are named.
 pub const STANDARD_STRATEGIES: [&str; 10] = [
@@ -93,33 +99,13 @@ impl Compaction {
 }
 
 /// The settings of one compaction pass.
-pub struct Pass<'a> {
+struct Pass<'a> {
     /// The estimate to get under.
-    pub limit: u64,
+    limit: u64,
     /// The counter to decide with; the compactor's estimator when `None`.
-    pub counter: Option<&'a dyn TokenCounter>,
+    counter: Option<&'a dyn TokenCounter>,
     /// What writes summaries; `summarize` stages are skipped without one.
-    pub summarizer: Option<&'a mut dyn Summarizer>,
-}
-
-/// What makes a guarded stage worth trying again: something new entering what it may compact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fresh {
-    /// Exchanges enter when a new request moves the protected tail.
-    Request,
-    /// Results enter `truncate`'s reach when a new request moves the tail, and arrive with
-    /// every tool call.
-    RequestOrResult,
-    /// `mask` and `clear-tool-uses` protect the last results: a new result pushes one out.
-    ToolResult,
-}
-
-fn fresh_kind(stage: &StageSpec) -> Fresh {
-    match stage {
-        StageSpec::Drop | StageSpec::Window { .. } | StageSpec::Summarize { .. } => Fresh::Request,
-        StageSpec::Truncate { .. } => Fresh::RequestOrResult,
-        _ => Fresh::ToolResult,
-    }
+    summarizer: Option<&'a mut dyn Summarizer>,
 }
 
 /// Runs one strategy before every model call of one conversation. Keeps the loop guards'
@@ -176,6 +162,11 @@ impl Compactor {
         &self.name
     }
 
+    /// The estimator it was given (which `reference` does not decide with).
+    pub fn estimator(&self) -> &dyn TokenCounter {
+        self.estimator.as_ref()
+    }
+
     /// The name of the estimator the compactor decides with (`reference` has its own).
     pub fn estimator_name(&self) -> &'static str {
         match self.strategy.stages.as_slice() {
@@ -184,16 +175,54 @@ impl Compactor {
         }
     }
 
-    /// Compacts the conversation's history in place, to the policy's limit. A `summarize`
-    /// stage needs a model: without one ([`Compactor::compact_with`]) it is skipped.
+    /// Compacts the conversation's history in place, to the policy's limit, before a call. A
+    /// `summarize` stage needs a model to write its summary: without one
+    /// ([`Compactor::compact_with`]) it does not run.
     pub fn compact(&mut self, conversation: &mut Conversation) -> Compaction {
-        self.compact_to(conversation, self.limit)
+        self.pass(
+            conversation,
+            Pass {
+                limit: self.limit,
+                counter: None,
+                summarizer: None,
+            },
+        )
     }
 
-    /// Compacts to a given limit with every stage going as far as its means allow when the
-    /// limit is 0.
+    /// [`Compactor::compact`], with `summarizer` writing the summaries of `summarize` stages.
+    pub fn compact_with(&mut self, conversation: &mut Conversation, summarizer: &mut dyn Summarizer) -> Compaction {
+        self.pass(
+            conversation,
+            Pass {
+                limit: self.limit,
+                counter: None,
+                summarizer: Some(summarizer),
+            },
+        )
+    }
+
+    /// After the server rejected a request as longer than the window: compacts again, deciding
+    /// with the server's own count (`true_counter`) down to [`Policy::hard_limit`], `reference`
+    /// included.
+    pub fn compact_after_overflow(
+        &mut self,
+        conversation: &mut Conversation,
+        true_counter: &dyn TokenCounter,
+        summarizer: Option<&mut dyn Summarizer>,
+    ) -> Compaction {
+        self.pass(
+            conversation,
+            Pass {
+                limit: self.policy.hard_limit(),
+                counter: Some(true_counter),
+                summarizer: summarizer.map(|s| s as &mut dyn Summarizer),
+            },
+        )
+    }
+
+    /// Compacts to a limit of the caller's: with 0, every stage goes as far as its means allow.
     pub fn compact_to(&mut self, conversation: &mut Conversation, limit: u64) -> Compaction {
-        self.compact_with(
+        self.pass(
             conversation,
             Pass {
                 limit,
@@ -203,10 +232,15 @@ impl Compactor {
         )
     }
 
-    /// One compaction pass: the limit, the counter to decide with (the estimator when `None`;
-    /// the true counter for a retry after an overflow, `reference` included), and the model
-    /// that writes summaries.
-    pub fn compact_with(&mut self, conversation: &mut Conversation, pass: Pass<'_>) -> Compaction {
+    /// Tells the estimator what the server counted for the request just accepted, as it now
+    /// stands in `conversation` (the `usage` estimator starts from it; others ignore it).
+    pub fn observe(&self, conversation: &Conversation, true_tokens: u64) {
+        let c = conversation;
+        self.estimator
+            .observe(true_tokens, c.system.as_ref(), &c.messages, &c.tools);
+    }
+
+    fn pass(&mut self, conversation: &mut Conversation, pass: Pass<'_>) -> Compaction {
         self.release_guards(conversation);
         let result = if let [StageSpec::Reference { flavor }] = self.strategy.stages.as_slice() {
             let seed = reference::seed_estimator(*flavor);
@@ -246,42 +280,39 @@ impl Compactor {
         result
     }
 
-    fn run_pipeline(&mut self, conversation: &mut Conversation, mut pass: Pass<'_>) -> Compaction {
+    fn run_pipeline(&mut self, conversation: &mut Conversation, pass: Pass<'_>) -> Compaction {
         let limit = pass.limit;
         let counter = pass.counter.unwrap_or(self.estimator.as_ref());
         let prefix = counter.prefix_units(conversation.system.as_ref(), &conversation.tools);
         let keep = self.policy.keep_recent_turns;
         let messages_before = conversation.messages.len();
+        let mut cx = StageContext {
+            summarizer: pass.summarizer.map(|s| s as &mut dyn Summarizer),
+            estimator: self.estimator.as_ref(),
+            window: self.policy.window,
+        };
         let mut work = Work::new(&mut conversation.messages, prefix, counter, limit, keep);
         let tokens_before = work.estimate();
         let mut stages = Vec::with_capacity(self.strategy.stages.len());
         for (k, stage) in self.strategy.stages.iter().enumerate() {
             let before = work.estimate();
-            let always = matches!(
-                stage,
-                StageSpec::Mask {
-                    trigger: Trigger::Always,
-                    ..
-                }
-            );
-            let wanted = always || work.over() || matches!(stage, StageSpec::ClearToolUses { trigger: Some(_), .. });
+            let wanted = match stage.when() {
+                When::OverLimit => work.over(),
+                When::Always | When::OwnTrigger => true,
+            };
             let guarded = wanted && self.guarded[k];
-            let runnable = !matches!(stage, StageSpec::Summarize { .. }) || pass.summarizer.is_some();
-            if wanted && !guarded && runnable {
-                let summarizer = pass.summarizer.as_mut().map(|s| &mut **s as &mut dyn Summarizer);
-                run_stage(stage, &mut work, &self.policy, summarizer);
-                // Freed less than 10% of the excess: not worth its cost until something new comes.
-                let after = work.estimate();
-                if before > limit && (before - after.min(before)) * 10 < before - limit {
-                    self.guarded[k] = true;
-                }
+            let ran = wanted && !guarded && stage.run(&mut work, &mut cx);
+            // Freed less than 10% of the excess: not worth its cost until something new comes.
+            let after = work.estimate();
+            if ran && before > limit && (before - after.min(before)) * 10 < before - limit {
+                self.guarded[k] = true;
             }
             stages.push(StageRun {
                 stage: self.stage_names[k].clone(),
-                ran: wanted && !guarded && runnable,
+                ran,
                 guarded,
                 tokens_before: before,
-                tokens_after: work.estimate(),
+                tokens_after: after,
             });
         }
         let tokens_after = work.estimate();
@@ -312,7 +343,7 @@ impl Compactor {
         let new_request = new.iter().any(Message::is_request);
         let new_result = new.iter().any(|m| m.role() == Role::Tool);
         for (guard, stage) in self.guarded.iter_mut().zip(&self.strategy.stages) {
-            let fresh = match fresh_kind(stage) {
+            let fresh = match stage.info().fresh {
                 Fresh::Request => new_request,
                 Fresh::RequestOrResult => new_request || new_result,
                 Fresh::ToolResult => new_result,
@@ -320,42 +351,6 @@ impl Compactor {
             if fresh {
                 *guard = false;
             }
-        }
-    }
-}
-
-fn run_stage(stage: &StageSpec, work: &mut Work<'_>, policy: &Policy, summarizer: Option<&mut dyn Summarizer>) {
-    match stage {
-        StageSpec::Summarize { keep, ratio } => {
-            if let Some(summarizer) = summarizer {
-                let ask = SummaryAsk {
-                    keep: keep.clone(),
-                    ratio: *ratio,
-                };
-                summarize::summarize(work, policy.keep_recent_turns, &ask, summarizer);
-            }
-        }
-        StageSpec::None | StageSpec::Reference { .. } => {}
-        StageSpec::Truncate { preview } => truncate::truncate(work, *preview, Flavor::Ts),
-        StageSpec::Drop => drop::drop_exchanges(work, policy.keep_recent_turns),
-        StageSpec::Window { n } => drop::drop_exchanges(work, (*n).max(policy.keep_recent_turns)),
-        StageSpec::Mask { m, trigger } => mask::mask(work, *m, *trigger == Trigger::Always),
-        StageSpec::ClearToolUses {
-            trigger,
-            keep,
-            clear_at_least,
-            exclude,
-        } => {
-            let trigger = trigger.unwrap_or(work.limit);
-            mask::clear_tool_uses(
-                work,
-                &mask::Clear {
-                    trigger,
-                    keep: *keep,
-                    clear_at_least: *clear_at_least,
-                    exclude,
-                },
-            );
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::spec::Flavor;
+use super::params::Flavor;
 
 /// What every truncation note starts with; results starting so are never truncated again.
 pub const TRUNCATED: &str = "[Truncated";

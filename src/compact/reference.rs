@@ -9,7 +9,7 @@
 //! The seed's listings are checked byte for byte against this port in `tests/it/seed.rs`.
 
 use super::drop::drop_exchanges;
-use super::spec::Flavor;
+use super::params::Flavor;
 use super::truncate::truncate;
 use super::work::{Counts, Work};
 use crate::message::Message;

@@ -5,39 +5,33 @@
 //! The span is the shortest run of whole exchanges (oldest first, never into the protected tail)
 //! whose replacement by a summary of `ratio` × its size would fit; all of them when none would.
 //! System messages inside the span stay. When the summary call fails, or the summary is no
-//! smaller than the span, nothing changes (the call was still made, and billed).
+//! smaller than the span, nothing changes (the call was still made, and billed). Without a
+//! [`Summarizer`] the stage does not run.
 
-use super::work::Work;
+use super::summarizer::{SummaryAsk, SummaryRequest};
+use super::work::{StageContext, Work};
 use crate::conversation::{first_user, keep_from};
 use crate::fact::FactKind;
 use crate::message::{Message, Role, SUMMARY_PREFIX};
 
-/// What the summary call is asked for.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SummaryAsk {
-    /// Kinds of facts the summary is told to keep.
-    pub keep: Vec<FactKind>,
-    /// The summary's size as a fraction of the span's.
-    pub ratio: f64,
-}
-
-/// Whatever makes the summary call (the agent loop, through its model).
-pub trait Summarizer {
-    /// Summarises `span`; `None` when the call failed (then the stage changes nothing).
-    fn summarize(&mut self, span: &[Message], ask: &SummaryAsk) -> Option<String>;
-}
-
-/// Runs the stage, protecting the last `keep` requests.
-pub(crate) fn summarize(work: &mut Work<'_>, keep: usize, ask: &SummaryAsk, summarizer: &mut dyn Summarizer) {
-    let Some(first) = first_user(work.messages()) else {
-        return;
+/// Runs the stage, protecting the policy's last requests; `false` without a summarizer.
+pub(crate) fn summarize(work: &mut Work<'_>, keep: &[FactKind], ratio: f64, cx: &mut StageContext<'_>) -> bool {
+    let Some(summarizer) = cx.summarizer.as_mut() else {
+        return false;
     };
-    let tail = keep_from(work.messages(), keep);
+    let ask = SummaryAsk {
+        keep: keep.to_vec(),
+        ratio,
+    };
+    let Some(first) = first_user(work.messages()) else {
+        return true;
+    };
+    let tail = keep_from(work.messages(), work.keep);
     let start = first + 1;
     let boundaries: Vec<usize> = (start + 1..=tail)
         .filter(|&i| work.messages().get(i).is_some_and(Message::is_request))
         .collect();
-    let Some(&last) = boundaries.last() else { return };
+    let Some(&last) = boundaries.last() else { return true };
     let span_units = |end: usize| -> u64 {
         (start..end)
             .filter(|&i| !work.messages()[i].role().is_instruction())
@@ -46,7 +40,7 @@ pub(crate) fn summarize(work: &mut Work<'_>, keep: usize, ask: &SummaryAsk, summ
     };
     let fits_after = |end: usize| {
         let units = span_units(end);
-        let summary = (units as f64 * ask.ratio).ceil() as u64;
+        let summary = (units as f64 * ratio).ceil() as u64;
         work.estimate_without(units.saturating_sub(summary)) <= work.limit
     };
     let end = boundaries.iter().copied().find(|&b| fits_after(b)).unwrap_or(last);
@@ -56,15 +50,16 @@ pub(crate) fn summarize(work: &mut Work<'_>, keep: usize, ask: &SummaryAsk, summ
         .cloned()
         .collect();
     if span.is_empty() {
-        return;
+        return true;
     }
-    let Some(text) = summarizer.summarize(&span, ask) else {
-        return;
+    let request = SummaryRequest::new(&span, ask, cx.estimator, (cx.window, work.limit));
+    let Some(text) = summarizer.summarize(&request) else {
+        return true;
     };
     let summary = Message::new(Role::User, format!("{SUMMARY_PREFIX}\n{text}"));
     // A summary no smaller than what it replaces would raise the estimate: keep the history.
     if work.message_units(&summary) >= span_units(end) {
-        return;
+        return true;
     }
     work.remove(start..end);
     work.apply_removals();
@@ -73,4 +68,5 @@ pub(crate) fn summarize(work: &mut Work<'_>, keep: usize, ask: &SummaryAsk, summ
         .find(|&i| work.messages().get(i).is_none_or(|m| !m.role().is_instruction()))
         .unwrap_or(start);
     work.insert(at, summary);
+    true
 }

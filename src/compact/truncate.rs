@@ -6,7 +6,7 @@
 //! even when the note is longer.
 
 use super::notes::{is_placeholder, truncation_note_of_length};
-use super::spec::Flavor;
+use super::params::Flavor;
 use super::work::Work;
 use crate::conversation::{first_user, keep_from};
 use crate::message::Role;

@@ -5,8 +5,20 @@
 //! as it is now. Removals are collected and applied once per stage ([`Work::apply_removals`]),
 //! so dropping many exchanges costs one pass over the history, not one per exchange.
 
+use super::summarizer::Summarizer;
 use crate::message::Message;
 use crate::tokens::TokenCounter;
+
+/// What a stage may need besides the history: who writes summaries, and what a summary
+/// request is fitted with.
+pub(crate) struct StageContext<'a> {
+    /// What writes summaries; `summarize` does not run without one.
+    pub summarizer: Option<&'a mut dyn Summarizer>,
+    /// The compactor's estimator, which a summary request is fitted with.
+    pub estimator: &'a dyn TokenCounter,
+    /// The context window, which a summary request must fit.
+    pub window: u64,
+}
 
 /// What a compaction did to the history, message by message.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

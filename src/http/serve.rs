@@ -20,6 +20,7 @@ use crate::message::Message;
 use crate::metrics::{RunMetrics, metrics};
 use crate::model::{CallKind, Model, ModelError, ModelRequest};
 use crate::provider::{Overflow, Provider};
+use crate::record::{CallPlace, call_record};
 use crate::report::{ResultRow, RunKey};
 use crate::scenario::Scenario;
 use crate::scripted::ScriptedModel;
@@ -329,16 +330,23 @@ impl<'a> Endpoint<'a> {
             );
         }
         let window = self.config.window;
-        let mut record = CallRecord {
+        let place = CallPlace {
+            call: run.trace.len() + 1,
+            request: run.request + 1,
+            turn,
+            window,
+            limit: window,
+            estimated_tokens: 0,
+            compaction: None,
+            retry: false,
+        };
+        let record = CallRecord {
             scenario: self.scenario.name.clone(),
             strategy: run.label.clone(),
-            turn,
-            ..CallRecord::new(run.trace.len() + 1, run.request + 1, kind, window, window)
+            ..call_record(place, &req, self.counter.as_ref(), &result, run.tokens_sent)
         };
         let response = match result {
             Ok(reply) => {
-                let prefix_units = self.counter.prefix_units(c.system.as_ref(), &run.tools);
-                record.accept(&reply, self.counter.tokens(prefix_units));
                 if let (Some(step), CallKind::Agent) = (reply.facts.step, reply.kind) {
                     run.played.insert(step);
                 }
@@ -361,36 +369,24 @@ impl<'a> Endpoint<'a> {
                     }),
                 )
             }
-            Err(ModelError::ContextWindowExceeded { needed, limit }) => {
-                record.true_tokens = needed;
-                record.outcome = Outcome::Overflow;
-                Response::error(
-                    400,
-                    &context_length_message(needed, limit),
-                    Some("messages"),
-                    Some("context_length_exceeded"),
-                )
-            }
-            Err(ModelError::Pairing(broken)) => {
-                record.true_tokens = self.counter.count(c.system.as_ref(), &c.messages, &c.tools);
-                record.outcome = Outcome::PairingError;
-                Response::error(
-                    400,
-                    &format!(
-                        "Invalid parameter: messages with role 'tool' must be a response to a preceding message \
-                         with 'tool_calls', and every call needs its result ({broken})."
-                    ),
-                    Some("messages"),
-                    None,
-                )
-            }
-            Err(e) => {
-                record.outcome = Outcome::Error;
-                Response::json(500, error_body(&e.to_string(), "server_error", None, None))
-            }
+            Err(ModelError::ContextWindowExceeded { needed, limit }) => Response::error(
+                400,
+                &context_length_message(needed, limit),
+                Some("messages"),
+                Some("context_length_exceeded"),
+            ),
+            Err(ModelError::Pairing(broken)) => Response::error(
+                400,
+                &format!(
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceding message \
+                     with 'tool_calls', and every call needs its result ({broken})."
+                ),
+                Some("messages"),
+                None,
+            ),
+            Err(e) => Response::json(500, error_body(&e.to_string(), "server_error", None, None)),
         };
-        run.tokens_sent += record.billed_tokens;
-        record.tokens_sent = run.tokens_sent;
+        run.tokens_sent = record.tokens_sent;
         run.trace.push(record);
         response
     }

@@ -9,9 +9,10 @@ use crate::agent::OnOverflow;
 use crate::metrics::RunMetrics;
 use crate::policy::Policy;
 use crate::provider::Overflow;
-use crate::run::{Estimator, RunConfig};
+use crate::run::RunConfig;
 use crate::scenario::Scenario;
 use crate::tokens::CounterKind;
+use crate::tokens::Estimator;
 
 /// What identifies a row: the scenario and every setting the figures depend on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -61,6 +61,12 @@ pub trait TokenCounter: Send + Sync {
         let units = self.prefix_units(system, tools) + messages.iter().map(|m| self.message_units(m)).sum::<u64>();
         self.tokens(units)
     }
+
+    /// Learns from what the server counted for an accepted request (`true_tokens`). Counters
+    /// that count for themselves ignore it (the default); `usage` starts from it.
+    fn observe(&self, true_tokens: u64, system: Option<&Message>, messages: &[Message], tools: &ToolSchemas) {
+        let _ = (true_tokens, system, messages, tools);
+    }
 }
 
 /// The counters the command line can name.
@@ -113,6 +119,50 @@ impl CounterKind {
 }
 
 impl fmt::Display for CounterKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a compactor decides with: a counter of its own, or the server's last count plus what
+/// changed since (`usage`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Estimator {
+    /// A counter of its own.
+    Counter(CounterKind),
+    /// The server's last count plus `chars4` of what changed since ([`usage::UsageEstimator`]).
+    Usage,
+}
+
+impl Estimator {
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<Estimator> {
+        if name == "usage" {
+            Some(Estimator::Usage)
+        } else {
+            CounterKind::parse(name).map(Estimator::Counter)
+        }
+    }
+
+    /// The command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Estimator::Counter(kind) => kind.as_str(),
+            Estimator::Usage => "usage",
+        }
+    }
+
+    /// A counter of this kind; `usage` gets a new one, which learns from the calls of one
+    /// conversation ([`TokenCounter::observe`]).
+    pub fn counter(self) -> Arc<dyn TokenCounter> {
+        match self {
+            Estimator::Counter(kind) => kind.counter(),
+            Estimator::Usage => Arc::new(usage::UsageEstimator::default()),
+        }
+    }
+}
+
+impl fmt::Display for Estimator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }

@@ -4,7 +4,7 @@
 //!
 //! It measures in `chars4` units, so a change since the last call (messages added, removed or
 //! rewritten) moves the estimate by its `chars4` size. The agent loop reports each accepted
-//! call through [`UsageEstimator::observe`].
+//! call through [`TokenCounter::observe`] (`Compactor::observe`).
 
 use std::sync::Mutex;
 
@@ -35,15 +35,13 @@ impl Default for UsageEstimator {
     }
 }
 
-impl UsageEstimator {
-    /// Records an accepted agent call: the provider counted `true_tokens` for a request of
-    /// `units` `chars4` units.
-    pub fn observe(&self, true_tokens: u64, units: u64) {
+impl TokenCounter for UsageEstimator {
+    /// Records an accepted agent call: the provider counted `true_tokens` for this request.
+    fn observe(&self, true_tokens: u64, system: Option<&Message>, messages: &[Message], tools: &ToolSchemas) {
+        let units = self.prefix_units(system, tools) + messages.iter().map(|m| self.message_units(m)).sum::<u64>();
         *self.anchor.lock().unwrap_or_else(|p| p.into_inner()) = Some(Anchor { true_tokens, units });
     }
-}
 
-impl TokenCounter for UsageEstimator {
     fn name(&self) -> &'static str {
         "usage"
     }
@@ -95,7 +93,7 @@ mod tests {
             usage.count(None, std::slice::from_ref(&m), &NO_TOOLS),
             units.div_ceil(4)
         );
-        usage.observe(500, units);
+        usage.observe(500, None, std::slice::from_ref(&m), &NO_TOOLS);
         assert_eq!(usage.tokens(units), 500);
         assert_eq!(usage.tokens(units + 40), 510);
         assert_eq!(usage.tokens(units - 40), 490);

@@ -178,8 +178,8 @@ proptest! {
 struct Fixed;
 
 impl ctxbench::compact::Summarizer for Fixed {
-    fn summarize(&mut self, span: &[Message], _: &ctxbench::compact::SummaryAsk) -> Option<String> {
-        Some(format!("{} messages about orders.", span.len()))
+    fn summarize(&mut self, request: &ctxbench::compact::SummaryRequest) -> Option<String> {
+        Some(format!("{} characters about orders.", request.messages[0].text().len()))
     }
 }
 
@@ -195,8 +195,7 @@ proptest! {
         let strategy = format!("{first}summarize:ratio=0.2");
         let mut after = c.clone();
         let mut compactor = compactor(&strategy, &policy, CounterKind::Chars4);
-        let limit = policy.limit();
-        let done = compactor.compact_with(&mut after, ctxbench::compact::Pass { limit, counter: None, summarizer: Some(&mut Fixed) });
+        let done = compactor.compact_with(&mut after, &mut Fixed);
         let pairing = check_pairing(&c.messages).expect("generated histories keep the pairing rule");
         prop_assert_eq!(check_pairing(&after.messages), Ok(pairing));
         let head = first_user(&c.messages).map_or(c.messages.len(), |i| i + 1);

@@ -5,9 +5,10 @@ use std::path::Path;
 
 use ctxbench::compact::STANDARD_STRATEGIES;
 use ctxbench::metrics::RunMetrics;
-use ctxbench::run::{Estimator, RunConfig, RunResult, run_scenario};
+use ctxbench::run::{RunConfig, RunResult, run_scenario};
 use ctxbench::scenario::{Scenario, files_in, load_scenario};
 use ctxbench::tokens::CounterKind;
+use ctxbench::tokens::Estimator;
 use ctxbench::trace::CallRecord;
 
 fn scenario(name: &str) -> Scenario {

@@ -1,0 +1,404 @@
+//! Every strategy stage, declared once: its name, what it does, its parameters with their
+//! defaults and help, what triggers it, what lifts its loop guard, and the call into its
+//! implementation. Parsing, canonical names, `--help` and parse errors all read from here, so a
+//! new stage is one entry below and one file for how it compacts.
+//!
+//! A stage's canonical name spells every parameter in the declared order
+//! (`mask:m=10,trigger=threshold`); a stage without parameters is its bare name (`drop`).
+
+use std::fmt;
+
+use super::params::{Flavor, Param, Trigger};
+use super::work::{StageContext, Work};
+use super::{drop, mask, summarize, truncate};
+use crate::fact::FactKind;
+
+/// When a stage runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum When {
+    /// While the estimate is strictly over the limit.
+    OverLimit,
+    /// Before every call.
+    Always,
+    /// Before every call; the stage checks its own trigger (`clear-tool-uses:trigger=N`).
+    OwnTrigger,
+}
+
+/// What makes a guarded stage worth trying again: something new entering what it may compact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fresh {
+    /// Exchanges enter when a new request moves the protected tail.
+    Request,
+    /// Results enter `truncate`'s reach when a new request moves the tail, and arrive with
+    /// every tool call.
+    RequestOrResult,
+    /// `mask` and `clear-tool-uses` protect the last results: a new result pushes one out.
+    ToolResult,
+}
+
+/// A strategy name that cannot be parsed; the message says what to write instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StrategyError(pub String);
+
+impl fmt::Display for StrategyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StrategyError {}
+
+fn err(msg: impl Into<String>) -> StrategyError {
+    StrategyError(msg.into())
+}
+
+/// What `--help` and the errors say of one stage.
+#[derive(Debug)]
+pub struct StageInfo {
+    /// The name a strategy spells it by.
+    pub name: &'static str,
+    /// What it does, in one line.
+    pub help: &'static str,
+    /// Its parameters, in canonical order.
+    pub params: &'static [ParamInfo],
+    /// It cannot be part of a pipeline (`none`, `reference`).
+    pub alone: bool,
+    /// What new message lifts its loop guard.
+    pub(crate) fresh: Fresh,
+}
+
+/// What `--help` and the errors say of one parameter.
+#[derive(Debug)]
+pub struct ParamInfo {
+    /// Its key (`m` in `mask:m=5`).
+    pub key: &'static str,
+    /// What it sets, in one line.
+    pub help: &'static str,
+    /// What a value looks like (`a whole number`).
+    pub expected: &'static str,
+    /// Its default, as a strategy name spells it.
+    pub default: fn() -> String,
+}
+
+macro_rules! stages {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident = $name:literal {
+            $( $(#[doc = $pdoc:literal])* $field:ident : $ty:ty = $default:expr ),* $(,)?
+        }
+        alone: $alone:literal,
+        fresh: $fresh:ident,
+        when: $when:expr,
+        run: |$work:ident, $cx:ident| $run:expr;
+    )*) => {
+        /// One stage of a pipeline, with its parameters.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum StageSpec {
+            $(
+                $(#[doc = $doc])*
+                $variant {
+                    $( $(#[doc = $pdoc])* $field: $ty, )*
+                },
+            )*
+        }
+
+        /// Every stage, in the order `--help` lists them.
+        pub static STAGES: &[StageInfo] = &[
+            $(
+                StageInfo {
+                    name: $name,
+                    help: concat!($($doc),*),
+                    params: &[
+                        $(
+                            ParamInfo {
+                                key: stringify!($field),
+                                help: concat!($($pdoc),*),
+                                expected: <$ty as Param>::EXPECTED,
+                                default: || {
+                                    let value: $ty = $default;
+                                    let mut text = String::new();
+                                    let _ = value.write(&mut text);
+                                    text
+                                },
+                            },
+                        )*
+                    ],
+                    alone: $alone,
+                    fresh: Fresh::$fresh,
+                },
+            )*
+        ];
+
+        impl StageSpec {
+            /// The stage named `name`, with its defaults.
+            pub fn default_of(name: &str) -> Option<StageSpec> {
+                match name {
+                    $( $name => Some(StageSpec::$variant { $( $field: $default, )* }), )*
+                    _ => None,
+                }
+            }
+
+            /// The stage's name without parameters.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $( StageSpec::$variant { .. } => $name, )*
+                }
+            }
+
+            /// Sets one parameter from its text.
+            pub(crate) fn set(&mut self, key: &str, value: &str) -> Result<(), StrategyError> {
+                let info = self.info();
+                match self {
+                    $(
+                        #[allow(unused_variables)]
+                        StageSpec::$variant { $( $field, )* } => {
+                            $(
+                                if key == stringify!($field) {
+                                    *$field = Param::parse(value).ok_or_else(|| {
+                                        err(format!(
+                                            "{}.{key} must be {}, not `{value}`",
+                                            $name,
+                                            <$ty as Param>::EXPECTED
+                                        ))
+                                    })?;
+                                    return Ok(());
+                                }
+                            )*
+                        }
+                    )*
+                }
+                Err(unknown_param(info, key))
+            }
+
+            /// When it runs.
+            #[allow(unused_variables)]
+            pub(crate) fn when(&self) -> When {
+                match self {
+                    $( StageSpec::$variant { $( $field, )* } => $when, )*
+                }
+            }
+
+            /// Runs it on `work`; `false` when it cannot run here (`summarize` without a model).
+            #[allow(unused_variables)]
+            pub(crate) fn run(&self, work: &mut Work<'_>, cx: &mut StageContext<'_>) -> bool {
+                match self {
+                    $(
+                        StageSpec::$variant { $( $field, )* } => {
+                            let ($work, $cx) = (work, cx);
+                            $run
+                        }
+                    )*
+                }
+            }
+        }
+
+        impl fmt::Display for StageSpec {
+            /// The canonical name: every parameter, in the declared order.
+            #[allow(unused_assignments, unused_mut, unused_variables)]
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                match self {
+                    $(
+                        StageSpec::$variant { $( $field, )* } => {
+                            f.write_str($name)?;
+                            let mut separator = ':';
+                            $(
+                                write!(f, "{separator}{}=", stringify!($field))?;
+                                $field.write(f)?;
+                                separator = ',';
+                            )*
+                            Ok(())
+                        }
+                    )*
+                }
+            }
+        }
+    };
+}
+
+stages! {
+    /// Does nothing: the baseline.
+    None = "none" {}
+    alone: true,
+    fresh: ToolResult,
+    when: When::OverLimit,
+    run: |work, cx| true;
+
+    /// Level 1: replaces old tool results, oldest first, by `[Truncated to save context: N chars.
+    /// Preview: …]`, until the request fits.
+    Truncate = "truncate" {
+        /// The preview kept in the note, in UTF-16 units.
+        preview: usize = 150,
+    }
+    alone: false,
+    fresh: RequestOrResult,
+    when: When::OverLimit,
+    run: |work, cx| {
+        truncate::truncate(work, *preview, Flavor::Ts);
+        true
+    };
+
+    /// Level 2: drops the oldest whole exchanges after the first request, until the request fits.
+    Drop = "drop" {}
+    alone: false,
+    fresh: Request,
+    when: When::OverLimit,
+    run: |work, cx| {
+        let keep = work.keep;
+        drop::drop_exchanges(work, keep);
+        true
+    };
+
+    /// Level 3: one `summary` call summarises the oldest exchanges after the first request; a
+    /// user message `[Summary of earlier conversation]` replaces them.
+    Summarize = "summarize" {
+        /// Kinds of facts the summary is told to keep.
+        keep: Vec<FactKind> = vec![FactKind::Id, FactKind::Number, FactKind::Decision],
+        /// The summary's size as a fraction of the span's.
+        ratio: f64 = 0.1,
+    }
+    alone: false,
+    fresh: Request,
+    when: When::OverLimit,
+    run: |work, cx| summarize::summarize(work, keep, *ratio, cx);
+
+    /// Observation masking: replaces tool results older than the last `m` by `[Output of <tool>
+    /// omitted: N chars]`, oldest first.
+    Mask = "mask" {
+        /// How many recent tool results are never masked.
+        m: usize = 10,
+        /// `threshold`: only while over the limit, stopping once it fits; `always`: before every call.
+        trigger: Trigger = Trigger::Threshold,
+    }
+    alone: false,
+    fresh: ToolResult,
+    when: match trigger {
+        Trigger::Threshold => When::OverLimit,
+        Trigger::Always => When::Always,
+    },
+    run: |work, cx| {
+        mask::mask(work, *m, *trigger == Trigger::Always);
+        true
+    };
+
+    /// Sliding window: drops the oldest exchanges until the request fits or only the last
+    /// max(`n`, keep) remain.
+    Window = "window" {
+        /// How many recent exchanges always stay.
+        n: usize = 4,
+    }
+    alone: false,
+    fresh: Request,
+    when: When::OverLimit,
+    run: |work, cx| {
+        let keep = (*n).max(work.keep);
+        drop::drop_exchanges(work, keep);
+        true
+    };
+
+    /// Tool-result clearing as in Anthropic's context editing: replaces results older than the
+    /// last `keep` by `[cleared]`, oldest first, once the estimate passes `trigger`.
+    ClearToolUses = "clear-tool-uses" {
+        /// Start when the estimate passes this many tokens; `limit` is the policy's limit.
+        trigger: Option<u64> = None,
+        /// How many recent tool results are never cleared.
+        keep: usize = 3,
+        /// Clear nothing unless at least this many tokens are freed.
+        clear_at_least: u64 = 0,
+        /// Tools whose results are never cleared.
+        exclude: Vec<String> = Vec::new(),
+    }
+    alone: false,
+    fresh: ToolResult,
+    when: match trigger {
+        None => When::OverLimit,
+        Some(_) => When::OwnTrigger,
+    },
+    run: |work, cx| {
+        let clear = mask::Clear {
+            trigger: trigger.unwrap_or(work.limit),
+            keep: *keep,
+            clear_at_least: *clear_at_least,
+            exclude,
+        };
+        mask::clear_tool_uses(work, &clear);
+        true
+    };
+
+    /// The seed's `compact()`, ported line by line: truncate then drop, with the seed's own
+    /// estimate whatever `--estimator` says.
+    Reference = "reference" {
+        /// `ts` follows the TypeScript listing, `py` the Python one.
+        flavor: Flavor = Flavor::Ts,
+    }
+    alone: true,
+    fresh: ToolResult,
+    when: When::OverLimit,
+    run: |work, cx| true;
+}
+
+fn unknown_param(info: &StageInfo, key: &str) -> StrategyError {
+    let known: Vec<&str> = info.params.iter().map(|p| p.key).collect();
+    let known = if known.is_empty() {
+        "none".to_owned()
+    } else {
+        known.join(", ")
+    };
+    err(format!(
+        "stage `{}` has no parameter `{key}`; its parameters: {known}",
+        info.name
+    ))
+}
+
+/// The stage names, comma-separated, as errors list them.
+pub fn stage_names() -> String {
+    STAGES.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+}
+
+/// Every stage and its parameters with their defaults, for `--help`.
+pub fn stages_help() -> String {
+    let mut out = String::from(
+        "Strategies: stages joined by `+`, run left to right before every call; a stage's parameters \
+         follow a colon, separated by `,` (mask:m=5,trigger=always+drop).\n",
+    );
+    for stage in STAGES {
+        out.push_str(&format!("\n  {:<16}{}\n", stage.name, stage.help.trim()));
+        for p in stage.params {
+            let key = format!("{}={}", p.key, (p.default)());
+            out.push_str(&format!("      {key:<26}{}\n", p.help.trim()));
+        }
+    }
+    out
+}
+
+impl StageSpec {
+    /// What `--help` says of it.
+    pub fn info(&self) -> &'static StageInfo {
+        let name = self.name();
+        STAGES.iter().find(|s| s.name == name).unwrap_or(&STAGES[0])
+    }
+
+    /// Parses one stage: `name` or `name:key=value,key=value`.
+    pub(crate) fn parse(text: &str) -> Result<StageSpec, StrategyError> {
+        let (name, params) = match text.split_once(':') {
+            Some((name, params)) => (name.trim(), Some(params)),
+            None => (text.trim(), None),
+        };
+        let mut stage = StageSpec::default_of(name).ok_or_else(|| {
+            if name.is_empty() {
+                err(format!("empty strategy stage; expected one of: {}", stage_names()))
+            } else {
+                err(format!(
+                    "unknown strategy stage `{name}`; expected one of: {}",
+                    stage_names()
+                ))
+            }
+        })?;
+        for param in params.into_iter().flat_map(|p| p.split(',')) {
+            let Some((key, value)) = param.split_once('=') else {
+                return Err(err(format!("`{param}` in stage `{name}` is not key=value")));
+            };
+            stage.set(key.trim(), value.trim())?;
+        }
+        Ok(stage)
+    }
+}

@@ -1,0 +1,157 @@
+//! Strategies: one or more stages joined by `+` (`mask:m=5,trigger=always+drop`), lists of them,
+//! and their canonical names.
+//!
+//! Stages compose with `+`; a stage's parameters follow a colon, separated by `,`. In a list of
+//! strategies a `,` followed by `key=value` continues the current stage's parameters; any other
+//! `,` starts the next strategy. The canonical name spells every parameter in a fixed order, so
+//! `mask` and `mask:trigger=threshold,m=10` are both `mask:m=10,trigger=threshold`.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::stages::{StageSpec, StrategyError};
+
+/// A strategy: one or more stages run left to right before every model call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Strategy {
+    /// The stages, in order.
+    pub stages: Vec<StageSpec>,
+}
+
+impl FromStr for Strategy {
+    type Err = StrategyError;
+
+    fn from_str(text: &str) -> Result<Strategy, StrategyError> {
+        let stages = text.split('+').map(StageSpec::parse).collect::<Result<Vec<_>, _>>()?;
+        if stages.len() > 1 {
+            if let Some(s) = stages.iter().find(|s| s.info().alone) {
+                return Err(StrategyError(format!(
+                    "`{}` stands alone; it cannot be part of a pipeline",
+                    s.name()
+                )));
+            }
+        }
+        Ok(Strategy { stages })
+    }
+}
+
+impl Strategy {
+    /// Sets `key=value` on every stage named `stage`; `Ok(false)` when it has no such stage.
+    pub fn set_param(&mut self, stage: &str, key: &str, value: &str) -> Result<bool, StrategyError> {
+        let mut found = false;
+        for s in self.stages.iter_mut().filter(|s| s.name() == stage) {
+            s.set(key, value)?;
+            found = true;
+        }
+        Ok(found)
+    }
+
+    /// Whether this is the `none` baseline.
+    pub fn is_none(&self) -> bool {
+        matches!(self.stages.as_slice(), [StageSpec::None {}])
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (k, stage) in self.stages.iter().enumerate() {
+            if k > 0 {
+                f.write_str("+")?;
+            }
+            write!(f, "{stage}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Parses a comma-separated list of strategies (`truncate,mask:m=5,trigger=always+drop`).
+pub fn parse_strategy_list(text: &str) -> Result<Vec<Strategy>, StrategyError> {
+    let mut names: Vec<String> = Vec::new();
+    for piece in text.split(',') {
+        let continues = piece
+            .split_once('=')
+            .is_some_and(|(key, _)| !key.is_empty() && key.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+        match names.last_mut() {
+            Some(last) if continues => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => names.push(piece.to_owned()),
+        }
+    }
+    names.iter().map(|name| name.parse()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canonical(text: &str) -> String {
+        text.parse::<Strategy>()
+            .map(|s| s.to_string())
+            .unwrap_or_else(|e| format!("error: {e}"))
+    }
+
+    #[test]
+    fn canonical_names() {
+        let cases = [
+            ("none", "none"),
+            ("truncate+drop", "truncate:preview=150+drop"),
+            ("mask:trigger=always,m=5+drop", "mask:m=5,trigger=always+drop"),
+            ("window", "window:n=4"),
+            (
+                "clear-tool-uses",
+                "clear-tool-uses:trigger=limit,keep=3,clear_at_least=0,exclude=",
+            ),
+            (
+                "clear-tool-uses:exclude=get_order/search,trigger=5000",
+                "clear-tool-uses:trigger=5000,keep=3,clear_at_least=0,exclude=get_order/search",
+            ),
+            ("reference:flavor=py", "reference:flavor=py"),
+            (
+                "mask:n=3",
+                "error: stage `mask` has no parameter `n`; its parameters: m, trigger",
+            ),
+            (
+                "trim",
+                "error: unknown strategy stage `trim`; expected one of: none, truncate, drop, summarize, mask, window, clear-tool-uses, reference",
+            ),
+            (
+                "truncate+summarize",
+                "truncate:preview=150+summarize:keep=id/number/decision,ratio=0.1",
+            ),
+            ("summarize:ratio=0.25,keep=path", "summarize:keep=path,ratio=0.25"),
+            (
+                "reference+drop",
+                "error: `reference` stands alone; it cannot be part of a pipeline",
+            ),
+            (
+                "truncate:preview=-1",
+                "error: truncate.preview must be a whole number, not `-1`",
+            ),
+        ];
+        for (input, expect) in cases {
+            assert_eq!(canonical(input), expect, "{input}");
+            // A canonical name parses back to itself.
+            if !expect.starts_with("error") {
+                assert_eq!(canonical(expect), expect);
+            }
+        }
+    }
+
+    #[test]
+    fn lists_split_on_commas_that_do_not_continue_parameters() {
+        let list = parse_strategy_list("truncate,mask:m=5,trigger=always+drop,clear-tool-uses:keep=1,exclude=a/b,drop")
+            .expect("valid list");
+        let names: Vec<String> = list.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            names,
+            [
+                "truncate:preview=150",
+                "mask:m=5,trigger=always+drop",
+                "clear-tool-uses:trigger=limit,keep=1,clear_at_least=0,exclude=a/b",
+                "drop",
+            ]
+        );
+    }
+}
