@@ -10,8 +10,9 @@ use std::path::Path;
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use ctxbench::run::{RunConfig, run_scenario};
+use ctxbench::run::run_scenario;
 use ctxbench::scenario::{Scenario, files_in, load_scenario};
+use ctxbench::settings::RunSettings;
 use ctxbench::sweep::Grid;
 use ctxbench::tokens::Bpe;
 
@@ -29,14 +30,13 @@ fn scenarios() -> Vec<Scenario> {
         .collect()
 }
 
-fn replay(scenario: &Scenario, config: &RunConfig) {
-    let policy = config.policy(scenario).expect("window");
-    black_box(run_scenario(scenario, config, &policy, &mut |_| {}));
+fn replay(scenario: &Scenario, settings: &RunSettings) {
+    black_box(run_scenario(scenario, settings, &mut |_| {}).expect("window"));
 }
 
 fn floor_and_replay(c: &mut Criterion) {
     let bpe = Bpe::o200k();
-    let config = RunConfig::new("truncate+drop".parse().expect("valid"));
+    let config = RunSettings::new("truncate+drop".parse().expect("valid"));
     let mut group = c.benchmark_group("replay");
     group.sample_size(20);
     for scenario in scenarios() {
@@ -67,7 +67,7 @@ fn floor_and_replay(c: &mut Criterion) {
 /// neighbour's load apart). Prints each scenario's medians and their ratio.
 fn paired(_: &mut Criterion) {
     let bpe = Bpe::o200k();
-    let config = RunConfig::new("truncate+drop".parse().expect("valid"));
+    let config = RunSettings::new("truncate+drop".parse().expect("valid"));
     let median = |mut times: Vec<f64>| {
         times.sort_by(f64::total_cmp);
         times[times.len() / 2]
@@ -113,7 +113,7 @@ fn sweep_slice(c: &mut Criterion) {
             ctxbench::tokens::CounterKind::Chars4,
         )],
         params: vec![],
-        base: RunConfig::new("none".parse().expect("valid")),
+        base: RunSettings::new("none".parse().expect("valid")),
     };
     let configs = grid.configs().expect("valid grid");
     let scenario = scenarios

@@ -12,37 +12,11 @@ use crate::conversation::Conversation;
 use crate::message::Message;
 use crate::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
 use crate::record::{CallPlace, call_record};
+use crate::settings::OnOverflow;
 use crate::tokens::TokenCounter;
 use crate::tool_schemas::NO_TOOLS;
 use crate::tools::Tools;
 use crate::trace::{CallRecord, CompactionRecord};
-
-/// What the loop does when the server rejects a request as too long.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OnOverflow {
-    /// Stop the run.
-    Abort,
-    /// Compact again with the true counter down to `window − reply_reserve`, resend once.
-    CompactRetry,
-}
-
-impl OnOverflow {
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<OnOverflow> {
-        [OnOverflow::Abort, OnOverflow::CompactRetry]
-            .into_iter()
-            .find(|o| o.as_str() == name)
-    }
-
-    /// The command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnOverflow::Abort => "abort",
-            OnOverflow::CompactRetry => "compact-retry",
-        }
-    }
-}
 
 /// How a request ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,7 +16,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::report::ResultRow;
+use crate::report::{ResultRow, Row};
 
 /// Figures that may grow by the tolerance.
 pub const GROWTH_FIGURES: [&str; 3] = ["tokens_sent", "model_calls", "peak_request_tokens"];
@@ -204,12 +204,10 @@ impl GateReport {
 
 /// A row's key as one comparable string, and its settings by name.
 fn key_of(row: &ResultRow) -> (String, Vec<(String, String)>) {
-    let map = serde_json::to_value(&row.key).unwrap_or(Value::Null);
-    let settings: Vec<(String, String)> = map
-        .as_object()
+    let settings: Vec<(String, String)> = row
+        .key()
         .into_iter()
-        .flatten()
-        .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+        .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
         .collect();
     let key = settings
         .iter()
@@ -226,7 +224,7 @@ fn label(row: &ResultRow) -> String {
         .filter(|(k, _)| k != "scenario" && k != "strategy")
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    format!("{} · {} · {}", row.key.scenario, row.key.strategy, rest.join(" "))
+    format!("{} · {} · {}", row.scenario, row.settings.strategy, rest.join(" "))
 }
 
 /// Compares current rows with baseline rows.
@@ -255,7 +253,7 @@ pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfi
         .map(|(c, _)| c)
         .collect();
     // Loose pairing on (scenario, strategy), where it is unique on both sides.
-    let loose = |r: &ResultRow| (r.key.scenario.clone(), r.key.strategy.clone());
+    let loose = |r: &ResultRow| (r.scenario.clone(), r.settings.strategy.to_string());
     let mut only_b = Vec::new();
     for b in left_b {
         let same = |r: &&ResultRow| loose(r) == loose(b);
@@ -357,8 +355,8 @@ fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparis
         Verdict::Unchanged
     };
     RowComparison {
-        scenario: b.key.scenario.clone(),
-        strategy: b.key.strategy.clone(),
+        scenario: b.scenario.clone(),
+        strategy: b.settings.strategy.to_string(),
         settings,
         verdict,
         changes,

@@ -57,6 +57,7 @@ pub mod request_body;
 pub mod run;
 pub mod scenario;
 pub mod scripted;
+pub mod settings;
 pub mod sweep;
 pub mod tokens;
 pub mod tool_schemas;

@@ -29,13 +29,20 @@ impl fmt::Display for PolicyError {
 impl std::error::Error for PolicyError {}
 
 impl Policy {
+    /// The threshold when none is given.
+    pub const DEFAULT_THRESHOLD: f64 = 0.8;
+    /// The requests protected when none is said.
+    pub const DEFAULT_KEEP: usize = 2;
+    /// The reply reserve when none is given.
+    pub const DEFAULT_REPLY_RESERVE: u64 = 0;
+
     /// The defaults for a window: threshold 0.8, keep 2, no reply reserve.
     pub fn new(window: u64) -> Policy {
         Policy {
             window,
-            threshold: 0.8,
-            keep_recent_turns: 2,
-            reply_reserve: 0,
+            threshold: Policy::DEFAULT_THRESHOLD,
+            keep_recent_turns: Policy::DEFAULT_KEEP,
+            reply_reserve: Policy::DEFAULT_REPLY_RESERVE,
         }
     }
 

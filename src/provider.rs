@@ -3,46 +3,13 @@
 //! rejecting the request (`reject`, OpenAI's behaviour) or by cutting the oldest messages until
 //! it fits (`truncate`, as some local servers do; the model sees only what is left).
 
-use std::fmt;
 use std::sync::Arc;
 
 use crate::message::{Message, Role};
 use crate::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::pairing::check_pairing;
+use crate::settings::Overflow;
 use crate::tokens::TokenCounter;
-
-/// What the server does with a request over the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Overflow {
-    /// Reject it with a context-length error.
-    Reject,
-    /// Drop whole messages, oldest first, until it fits.
-    Truncate,
-}
-
-impl Overflow {
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<Overflow> {
-        [Overflow::Reject, Overflow::Truncate]
-            .into_iter()
-            .find(|o| o.as_str() == name)
-    }
-
-    /// The command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Overflow::Reject => "reject",
-            Overflow::Truncate => "truncate",
-        }
-    }
-}
-
-impl fmt::Display for Overflow {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// A model behind a server with a context window.
 pub struct Provider<M> {

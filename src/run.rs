@@ -1,74 +1,17 @@
 //! One run: a scenario replayed through the agent loop with one configuration. The same path
 //! serves tests, benches and every command.
 
-use crate::agent::{Agent, Ask, LoopOptions, OnOverflow};
-use crate::compact::{Compactor, Strategy};
+use crate::agent::{Agent, Ask, LoopOptions};
+use crate::compact::Compactor;
 use crate::conversation::Conversation;
 use crate::metrics::{RunMetrics, metrics};
 use crate::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
-use crate::policy::Policy;
-use crate::provider::{Overflow, Provider};
+use crate::provider::Provider;
 use crate::scenario::Scenario;
 use crate::scripted::ScriptedModel;
-use crate::tokens::{CounterKind, Estimator};
+use crate::settings::{RunSettings, SettingsError};
 use crate::tools::FixtureTools;
 use crate::trace::CallRecord;
-
-/// Everything a run depends on besides the scenario.
-#[derive(Clone, Debug)]
-pub struct RunConfig {
-    /// The strategy.
-    pub strategy: Strategy,
-    /// The policy; `window: None` takes the scenario's.
-    pub window: Option<u64>,
-    /// Threshold (fraction of the window).
-    pub threshold: f64,
-    /// Requests protected at the end of the history.
-    pub keep_recent_turns: usize,
-    /// Tokens kept free for the reply.
-    pub reply_reserve: u64,
-    /// What the compactor decides with.
-    pub estimator: Estimator,
-    /// What the provider counts and bills with.
-    pub tokenizer: CounterKind,
-    /// What the server does with a request over the window.
-    pub overflow: Overflow,
-    /// What the loop does after a rejection.
-    pub on_overflow: OnOverflow,
-    /// Agent and refetch calls per request; `None` takes the scenario's.
-    pub max_turns: Option<usize>,
-    /// The seed of every random draw.
-    pub seed: u64,
-}
-
-impl RunConfig {
-    /// The defaults of DESIGN §4–§7 for a strategy.
-    pub fn new(strategy: Strategy) -> RunConfig {
-        RunConfig {
-            strategy,
-            window: None,
-            threshold: 0.8,
-            keep_recent_turns: 2,
-            reply_reserve: 0,
-            estimator: Estimator::Counter(CounterKind::Chars4),
-            tokenizer: CounterKind::O200k,
-            overflow: Overflow::Reject,
-            on_overflow: OnOverflow::Abort,
-            max_turns: None,
-            seed: 0,
-        }
-    }
-
-    /// The policy this configuration gives for a scenario; `None` when neither sets a window.
-    pub fn policy(&self, scenario: &Scenario) -> Option<Policy> {
-        Some(Policy {
-            window: self.window.or(scenario.window)?,
-            threshold: self.threshold,
-            keep_recent_turns: self.keep_recent_turns,
-            reply_reserve: self.reply_reserve,
-        })
-    }
-}
 
 /// A finished run.
 #[derive(Clone, Debug)]
@@ -81,34 +24,29 @@ pub struct RunResult {
     pub stopped: Option<String>,
 }
 
-/// Replays `scenario` with `config` (whose policy must be valid and have a window); `on_call`
-/// sees each call as it happens. Deterministic: the same inputs give the same trace.
+/// Replays `scenario` with `settings`; `on_call` sees each call as it happens. Deterministic:
+/// the same inputs give the same trace. Fails only when the settings cannot run the scenario
+/// ([`RunSettings::policy`]).
 pub fn run_scenario(
     scenario: &Scenario,
-    config: &RunConfig,
-    policy: &Policy,
+    settings: &RunSettings,
     on_call: &mut dyn FnMut(&CallRecord),
-) -> RunResult {
-    run_with_model(
-        scenario,
-        config,
-        policy,
-        ScriptedModel::new(scenario, config.seed),
-        on_call,
-    )
+) -> Result<RunResult, SettingsError> {
+    let model = ScriptedModel::new(scenario, settings.seed);
+    run_with_model(scenario, settings, model, on_call)
 }
 
 /// [`run_scenario`] with another model behind the simulated server: the scenario's tools and
 /// requests, `model`'s answers.
 pub fn run_with_model<M: Model>(
     scenario: &Scenario,
-    config: &RunConfig,
-    policy: &Policy,
+    settings: &RunSettings,
     model: M,
     on_call: &mut dyn FnMut(&CallRecord),
-) -> RunResult {
-    let server = Provider::new(model, config.tokenizer.counter(), policy.window, config.overflow);
-    run_loop(scenario, config, policy, server, 0, on_call)
+) -> Result<RunResult, SettingsError> {
+    let window = settings.policy(scenario)?.window;
+    let server = Provider::new(model, settings.tokenizer.counter(), window, settings.overflow);
+    run_loop(scenario, settings, server, 0, on_call)
 }
 
 /// A live model's default of agent and refetch calls per request (DESIGN §6).
@@ -120,24 +58,23 @@ pub const LIVE_MAX_TURNS: usize = 10;
 /// A model that reports no facts has them judged in what it answers ([`LiveFacts`]).
 pub fn run_live<M: Model>(
     scenario: &Scenario,
-    config: &RunConfig,
-    policy: &Policy,
+    settings: &RunSettings,
     model: M,
     on_call: &mut dyn FnMut(&CallRecord),
-) -> RunResult {
+) -> Result<RunResult, SettingsError> {
     let model = LiveFacts::new(scenario, model);
-    run_loop(scenario, config, policy, model, LIVE_MAX_TURNS, on_call)
+    run_loop(scenario, settings, model, LIVE_MAX_TURNS, on_call)
 }
 
 fn run_loop<M: Model>(
     scenario: &Scenario,
-    config: &RunConfig,
-    policy: &Policy,
+    settings: &RunSettings,
     model: M,
     min_turns: usize,
     on_call: &mut dyn FnMut(&CallRecord),
-) -> RunResult {
-    let compactor = Compactor::new(config.strategy.clone(), policy.clone(), config.estimator.counter());
+) -> Result<RunResult, SettingsError> {
+    let policy = settings.policy(scenario)?;
+    let compactor = Compactor::new(settings.strategy.clone(), policy, settings.estimator.counter());
     let conversation = Conversation {
         system: scenario.system.clone(),
         system_index: 0,
@@ -145,8 +82,8 @@ fn run_loop<M: Model>(
         tools: scenario.tool_schemas.clone(),
     };
     let options = LoopOptions {
-        true_counter: config.tokenizer.counter(),
-        on_overflow: config.on_overflow,
+        true_counter: settings.tokenizer.counter(),
+        on_overflow: settings.on_overflow,
     };
     let tools = FixtureTools::new(&scenario.tools).named(scenario.tool_result_name);
     let mut agent = Agent::new(model, tools, compactor, conversation, options);
@@ -158,7 +95,7 @@ fn run_loop<M: Model>(
             break;
         }
         agent.conversation.messages.extend(request.before.iter().cloned());
-        let max_turns = config.max_turns.unwrap_or(request.max_turns.max(min_turns));
+        let max_turns = settings.max_turns.unwrap_or(request.max_turns.max(min_turns));
         if let Ask::Stopped(reason) = agent.ask(r, request.user.clone(), max_turns, on_call) {
             completed = false;
             stopped = Some(reason);
@@ -166,17 +103,17 @@ fn run_loop<M: Model>(
         }
     }
     let mut trace = agent.into_trace();
-    let strategy = config.strategy.to_string();
+    let strategy = settings.strategy.to_string();
     for record in &mut trace {
         record.scenario.clone_from(&scenario.name);
         record.strategy.clone_from(&strategy);
     }
     let metrics = metrics(scenario, &trace, completed);
-    RunResult {
+    Ok(RunResult {
         trace,
         metrics,
         stopped,
-    }
+    })
 }
 
 /// Judges a live model's facts, when it reports none: when it answers a request, each fact the

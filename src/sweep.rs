@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 
 use crate::compact::Strategy;
 use crate::report::ResultRow;
-use crate::run::RunConfig;
+use crate::settings::RunSettings;
 use crate::tokens::Estimator;
 
 /// A value list or range that does not parse; the message says what was expected.
@@ -100,13 +100,14 @@ pub struct Grid {
     pub estimators: Vec<Estimator>,
     /// Stage parameters: `(stage, key, values)`; a strategy without the stage is left as is.
     pub params: Vec<(String, String, Vec<String>)>,
-    /// Everything else (tokenizer, overflow behaviour, max turns, seed).
-    pub base: RunConfig,
+    /// Everything else (tokenizer, overflow behaviour, max turns, seed); its own strategy,
+    /// window, threshold, keep, reserve and estimator are those of the lists.
+    pub base: RunSettings,
 }
 
 impl Grid {
     /// Every configuration, in grid order (strategy outermost, stage parameters innermost).
-    pub fn configs(&self) -> Result<Vec<RunConfig>, GridError> {
+    pub fn configs(&self) -> Result<Vec<RunSettings>, GridError> {
         let mut strategies = Vec::new();
         for strategy in &self.strategies {
             let mut variants = vec![strategy.clone()];
@@ -134,7 +135,7 @@ impl Grid {
                     for &keep in &self.keeps {
                         for &reserve in &self.reserves {
                             for &estimator in &self.estimators {
-                                configs.push(RunConfig {
+                                configs.push(RunSettings {
                                     strategy: strategy.clone(),
                                     window,
                                     threshold,
@@ -185,20 +186,7 @@ impl Shard {
 
 /// The order results are kept in: scenario, then every key column, numbers as numbers.
 pub fn row_order(a: &ResultRow, b: &ResultRow) -> Ordering {
-    let (x, y) = (&a.key, &b.key);
-    x.scenario
-        .cmp(&y.scenario)
-        .then_with(|| x.strategy.cmp(&y.strategy))
-        .then(x.window.cmp(&y.window))
-        .then(x.threshold.total_cmp(&y.threshold))
-        .then(x.keep_recent_turns.cmp(&y.keep_recent_turns))
-        .then(x.reply_reserve.cmp(&y.reply_reserve))
-        .then_with(|| x.estimator.cmp(&y.estimator))
-        .then_with(|| x.tokenizer.cmp(&y.tokenizer))
-        .then_with(|| x.overflow.cmp(&y.overflow))
-        .then_with(|| x.on_overflow.cmp(&y.on_overflow))
-        .then(x.max_turns.cmp(&y.max_turns))
-        .then(x.seed.cmp(&y.seed))
+    a.scenario.cmp(&b.scenario).then_with(|| a.settings.order(&b.settings))
 }
 
 /// What "best" means when a sweep picks a configuration per scenario.

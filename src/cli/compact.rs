@@ -11,10 +11,11 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench::compact::StageSpec;
 use ctxbench::human::{percent_change, thousands};
-use ctxbench::{Compaction, Compactor, Conversation, RequestBody, Strategy, check_pairing};
+use ctxbench::tokens::Estimator;
+use ctxbench::{Compaction, Compactor, Conversation, Policy, RequestBody, Strategy, check_pairing};
 use serde::Serialize;
 
-use super::policy_args::PolicyArgs;
+use super::settings_args::{PolicyArgs, TokenizerArg};
 
 /// Compact a real OpenAI-format conversation and report what the strategy did.
 ///
@@ -24,20 +25,28 @@ use super::policy_args::PolicyArgs;
 /// report goes to stderr.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json"
+    after_help = "Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json",
+    after_long_help = super::with_stages("Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json")
 )]
 pub struct CompactArgs {
     /// The conversation to compact; stdin when absent or `-`.
     #[arg(value_name = "FILE")]
     file: Option<PathBuf>,
 
-    /// Strategy: stages joined by `+`, parameters after `:` (e.g. `mask:m=5,trigger=always+drop`).
-    /// Stages: none, truncate, drop, mask, window, clear-tool-uses, reference.
+    /// Strategy: stages joined by `+`, parameters after `:` (e.g. `mask:m=5,trigger=always+drop`);
+    /// the stages are listed under --help (all but summarize, which needs a model).
     #[arg(long, default_value = "truncate+drop", value_name = "STRATEGY")]
     strategy: String,
 
+    /// The model's context window, in tokens.
+    #[arg(long, value_name = "TOKENS")]
+    window: u64,
+
     #[command(flatten)]
     policy: PolicyArgs,
+
+    #[command(flatten)]
+    tokenizer: TokenizerArg,
 
     /// The report's format on stderr.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -110,9 +119,22 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
             "--strategy: `summarize` needs a model to write the summary; `compact` has none (use `run` or `compare`)"
         );
     }
-    let policy = args.policy.policy()?;
-    let estimator = args.policy.estimator()?;
-    let tokenizer = args.policy.tokenizer()?;
+    let p = &args.policy;
+    let policy = Policy {
+        window: args.window,
+        threshold: p.threshold,
+        keep_recent_turns: p.keep_recent_turns,
+        reply_reserve: p.reply_reserve,
+    };
+    policy.validate().context("invalid policy")?;
+    let Estimator::Counter(estimator) = p.estimator else {
+        anyhow::bail!(
+            "--estimator usage reads the provider's count of an earlier call, which `compact` does not have; \
+             use chars4, chars4-py, o200k or cl100k"
+        );
+    };
+    let estimator = estimator.counter();
+    let tokenizer = args.tokenizer.tokenizer.counter();
     let (text, source_name) = read_input(args.file.as_ref())?;
     let mut body = RequestBody::parse(&text, &source_name)?;
 

@@ -4,15 +4,16 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ctxbench::compact::{STANDARD_STRATEGIES, parse_strategy_list};
+use ctxbench::compact::parse_strategy_list;
 use ctxbench::report::{CsvRows, ResultRow, csv, json, markdown, table};
 use ctxbench::run::run_scenario;
+use ctxbench::settings::{RunSettings, STANDARD_STRATEGIES};
 
 use super::output::{Reports, trace_lines, write_atomic, write_reports};
-use super::run_args::RunArgs;
 use super::scenarios::{load_all, scenario_files};
+use super::settings_args::SettingsArgs;
 
 /// Compare strategies on scenarios: tokens sent, calls, overflows, lost facts.
 ///
@@ -20,21 +21,20 @@ use super::scenarios::{load_all, scenario_files};
 /// results.json, summary.md and one trace per run under traces/ to the output folder.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000"
+    after_help = "Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000",
+    after_long_help = super::with_stages("Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000")
 )]
 pub struct CompareArgs {
     /// Scenario files or folders; default: every scenario under scenarios/.
     #[arg(value_name = "SCENARIO")]
     files: Vec<PathBuf>,
 
-    /// Strategies, comma-separated (a `,` followed by key=value continues a stage's parameters).
-    /// Default: none, truncate, drop, truncate+drop, summarize, truncate+summarize, mask,
-    /// mask+drop, window, clear-tool-uses.
-    #[arg(long, value_name = "LIST")]
-    strategies: Option<String>,
+    #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
+          help = super::strategies_help())]
+    strategies: String,
 
     #[command(flatten)]
-    run: RunArgs,
+    settings: SettingsArgs,
 
     /// Format of the table on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -59,21 +59,13 @@ pub enum Format {
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
-    let list = args.strategies.clone().unwrap_or_else(|| STANDARD_STRATEGIES.join(","));
-    let strategies = parse_strategy_list(&list).context("invalid --strategies")?;
-    let scenarios = load_all(&scenario_files(&args.files)?, args.run.seed)?;
-    let configs = strategies
-        .into_iter()
-        .map(|s| args.run.config(s))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let strategies = parse_strategy_list(&args.strategies).context("invalid --strategies")?;
+    let settings: Vec<RunSettings> = strategies.into_iter().map(|s| args.settings.settings(s)).collect();
+    let scenarios = load_all(&scenario_files(&args.files)?, args.settings.server.seed)?;
     let mut plan = Vec::new();
     for scenario in &scenarios {
-        for config in &configs {
-            let Some(policy) = config.policy(scenario) else {
-                bail!("{}: the scenario sets no window; give one with --window", scenario.path);
-            };
-            policy.validate().context("invalid policy")?;
-            plan.push((scenario, config, policy));
+        for s in &settings {
+            plan.push((scenario, s.resolved(scenario)?));
         }
     }
 
@@ -87,18 +79,19 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let mut traces = Vec::with_capacity(plan.len());
     // Progress only where someone watches: a terminal, not a CI log or a file.
     let progress = std::io::stderr().is_terminal();
-    for (k, (scenario, config, policy)) in plan.iter().enumerate() {
+    let total = plan.len();
+    for (k, (scenario, settings)) in plan.into_iter().enumerate() {
         if progress {
             eprint!(
                 "\r[{}/{}] {} · {}\x1b[K",
                 k + 1,
-                plan.len(),
+                total,
                 scenario.name,
-                config.strategy
+                settings.strategy
             );
         }
-        let result = run_scenario(scenario, config, policy, &mut |_| {});
-        let row = ResultRow::new(scenario, config, policy, &result.metrics);
+        let result = run_scenario(scenario, &settings, &mut |_| {})?;
+        let row = ResultRow::new(&scenario.name, settings, result.metrics);
         // Each row is on disk as soon as it is done: a crash keeps what was measured.
         stream
             .write(&row)
@@ -106,7 +99,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         let trace = args
             .out
             .join("traces")
-            .join(trace_name(&scenario.name, &row.key.strategy));
+            .join(trace_name(&scenario.name, &row.settings.strategy.to_string()));
         write_atomic(&trace, &trace_lines(&result.trace)?)?;
         traces.push(result.trace);
         rows.push(row);
@@ -122,7 +115,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         traces: &traces,
         summary: summary(&rows, &args),
         title: "ctxbench compare",
-        settings: &settings(&args),
+        settings: &settings_line(&args),
         table: &rows,
     })?;
 
@@ -133,7 +126,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         Format::Json => serde_json::to_string_pretty(&json(&rows))? + "\n",
     };
     print!("{stdout}");
-    eprintln!("{}", settings(&args));
+    eprintln!("{}", settings_line(&args));
     eprintln!(
         "wrote {}/results.csv, results.json, summary.md, index.html, plots/ and {} traces",
         args.out.display(),
@@ -142,22 +135,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The settings every figure depends on, echoed with the results (flag values as typed).
-fn settings(args: &CompareArgs) -> String {
-    let r = &args.run;
-    let name = |v: Option<clap::builder::PossibleValue>| v.map_or_else(String::new, |v| v.get_name().to_owned());
-    format!(
-        "settings: window {} · threshold {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {} · on-overflow {} · seed {}",
-        r.window.map_or("per scenario".to_owned(), |w| w.to_string()),
-        r.limits.threshold,
-        r.limits.keep_recent_turns,
-        r.limits.reply_reserve,
-        r.limits.estimator,
-        r.limits.tokenizer,
-        name(r.overflow.to_possible_value()),
-        name(r.on_overflow.to_possible_value()),
-        r.seed
-    )
+/// The settings every figure depends on, echoed with the results.
+fn settings_line(args: &CompareArgs) -> String {
+    // The strategy is named on every row; these are the rest.
+    args.settings.settings(ctxbench::compact::Strategy::none()).describe()
 }
 
 /// A trace's file name: the scenario and the canonical strategy, with path-unsafe characters
@@ -179,7 +160,7 @@ pub fn trace_name(scenario: &str, strategy: &str) -> String {
 
 fn summary(rows: &[ResultRow], args: &CompareArgs) -> String {
     let mut out = String::from("# ctxbench compare\n\n");
-    out.push_str(&format!("{}\n\n", settings(args)));
+    out.push_str(&format!("{}\n\n", settings_line(args)));
     out.push_str(&markdown(rows));
     out.push_str(COLUMNS);
     out

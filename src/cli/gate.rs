@@ -172,24 +172,19 @@ fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec
     let mut by_seed: BTreeMap<u64, Vec<Scenario>> = BTreeMap::new();
     let mut rows = Vec::with_capacity(baseline.len());
     for row in baseline {
-        let config = row
-            .key
-            .config()
-            .map_err(|e| anyhow::anyhow!("baseline row {} · {}: {e}", row.key.scenario, row.key.strategy))?;
-        let scenarios = match by_seed.entry(config.seed) {
+        let seed = row.settings.seed;
+        let scenarios = match by_seed.entry(seed) {
             Entry::Occupied(loaded) => loaded.into_mut(),
-            Entry::Vacant(slot) => slot.insert(load_all(&files, config.seed)?),
+            Entry::Vacant(slot) => slot.insert(load_all(&files, seed)?),
         };
-        let Some(scenario) = scenarios.iter().find(|s| s.name == row.key.scenario) else {
+        let Some(scenario) = scenarios.iter().find(|s| s.name == row.scenario) else {
             // Reported as a row only in the baseline.
             continue;
         };
-        let policy = config.policy(scenario).context("the baseline row has a window")?;
-        policy
-            .validate()
-            .with_context(|| format!("baseline row {} · {}", row.key.scenario, row.key.strategy))?;
-        let result = run_scenario(scenario, &config, &policy, &mut |_| {});
-        rows.push(ResultRow::new(scenario, &config, &policy, &result.metrics));
+        let place = || format!("baseline row {} · {}", row.scenario, row.settings.strategy);
+        let settings = row.settings.resolved(scenario).with_context(place)?;
+        let result = run_scenario(scenario, &settings, &mut |_| {}).with_context(place)?;
+        rows.push(ResultRow::new(&scenario.name, settings, result.metrics));
     }
     Ok(rows)
 }

@@ -7,11 +7,10 @@ mod gate;
 mod import;
 mod output;
 mod plot;
-mod policy_args;
 mod run;
-mod run_args;
 mod scenarios;
 mod serve;
+mod settings_args;
 mod sweep;
 mod validate;
 
@@ -39,6 +38,21 @@ enum Command {
     Import(import::ImportArgs),
     Validate(validate::ValidateArgs),
     Serve(serve::ServeArgs),
+}
+
+/// `--help`'s closing text for the commands that take strategies: the examples, then every
+/// stage with its parameters and their defaults, read from the stages' declaration.
+fn with_stages(examples: &str) -> String {
+    format!("{examples}\n\n{}", ctxbench::compact::stages_help())
+}
+
+/// The help of `--strategies`, with the standard list it defaults to.
+fn strategies_help() -> String {
+    format!(
+        "Strategies, comma-separated (a `,` followed by key=value continues a stage's parameters); \
+         the stages are listed under --help. Default: {}",
+        ctxbench::settings::STANDARD_STRATEGIES.join(", ")
+    )
 }
 
 /// Exit code for input that cannot be used (bad file, bad flag value).

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Args;
 use ctxbench::compact::Strategy;
 use ctxbench::http::{HttpConfig, HttpModel};
@@ -17,24 +17,25 @@ use ctxbench::scenario::load_scenario;
 use ctxbench::trace::{CallRecord, Outcome};
 
 use super::output::{trace_lines, write_atomic};
-use super::run_args::RunArgs;
+use super::settings_args::SettingsArgs;
 
 /// Replay one scenario with one strategy, showing each model call as it happens.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl"
+    after_help = "Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl",
+    after_long_help = super::with_stages("Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl")
 )]
 pub struct RunCommandArgs {
     /// The scenario file.
     #[arg(value_name = "SCENARIO")]
     file: PathBuf,
 
-    /// Strategy: stages joined by `+`, parameters after `:`.
+    /// Strategy: stages joined by `+`, parameters after `:`; the stages are listed under --help.
     #[arg(long, default_value = "truncate+drop", value_name = "STRATEGY")]
     strategy: String,
 
     #[command(flatten)]
-    run: RunArgs,
+    settings: SettingsArgs,
 
     /// Write the trace (one JSON line per call) to this file.
     #[arg(long, value_name = "FILE")]
@@ -71,16 +72,14 @@ const BAR: usize = 40;
 
 pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
-    let config = args.run.config(strategy)?;
-    let scenario = load_scenario(&args.file, config.seed)?;
-    let Some(policy) = config.policy(&scenario) else {
-        bail!("{}: the scenario sets no window; give one with --window", scenario.path);
-    };
-    policy.validate().context("invalid policy")?;
+    let settings = args.settings.settings(strategy);
+    let scenario = load_scenario(&args.file, settings.seed)?;
+    let settings = settings.resolved(&scenario)?;
+    let policy = settings.policy(&scenario)?;
     println!(
         "{} · {} · window {} · limit {} (threshold {}) · keep {}",
         scenario.name,
-        config.strategy,
+        settings.strategy,
         thousands(policy.window),
         thousands(policy.limit()),
         policy.threshold,
@@ -105,13 +104,13 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
                 timeout: Duration::from_secs(args.live.timeout),
                 retries: args.live.retries,
                 // One run of `serve` per process and strategy, even when several runs share one.
-                user: Some(format!("ctxbench-{}:{}", std::process::id(), config.strategy)),
+                user: Some(format!("ctxbench-{}:{}", std::process::id(), settings.strategy)),
                 ..HttpConfig::new(endpoint.clone(), model.clone())
             };
-            let model = HttpModel::new(http, config.tokenizer.counter());
-            run_live(&scenario, &config, &policy, model, &mut on_call)
+            let model = HttpModel::new(http, settings.tokenizer.counter());
+            run_live(&scenario, &settings, model, &mut on_call)?
         }
-        _ => run_scenario(&scenario, &config, &policy, &mut on_call),
+        _ => run_scenario(&scenario, &settings, &mut on_call)?,
     };
     if let Some(reason) = &result.stopped {
         eprintln!("the run stopped: {reason}");
@@ -121,10 +120,7 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
         eprintln!("wrote {} ({} calls)", path.display(), result.trace.len());
     }
     println!();
-    print!(
-        "{}",
-        table(&[ResultRow::new(&scenario, &config, &policy, &result.metrics)])
-    );
+    print!("{}", table(&[ResultRow::new(&scenario.name, settings, result.metrics)]));
     // A call that failed (not a rejection the figures count) measured nothing: not a finding.
     if result.trace.last().is_some_and(|r| r.outcome == Outcome::Error) {
         return Ok(ExitCode::from(super::EXIT_BAD_INPUT));

@@ -17,10 +17,10 @@ use ctxbench::http::serve::{Endpoint, Response, ServeConfig};
 use ctxbench::human::thousands;
 use ctxbench::report::{csv, json, table};
 use ctxbench::scenario::load_scenario;
-use ctxbench::tokens::CounterKind;
+use ctxbench::settings::RunSettings;
 
 use super::output::{trace_lines, write_atomic};
-use super::run_args::OverflowArg;
+use super::settings_args::{OverflowArg, TokenizerArg};
 
 /// Serve a scenario as an OpenAI-compatible endpoint, to measure any agent from outside.
 ///
@@ -52,16 +52,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "TOKENS")]
     window: Option<u64>,
 
-    /// What the endpoint counts and bills with: o200k or cl100k.
-    #[arg(long, value_name = "NAME", default_value = "o200k")]
-    tokenizer: String,
+    #[command(flatten)]
+    tokenizer: TokenizerArg,
 
     /// What it does with a request over the window.
-    #[arg(long, value_enum, default_value_t = OverflowArg::Reject)]
+    #[arg(long, value_enum, default_value_t = OverflowArg::from(RunSettings::DEFAULT_OVERFLOW))]
     overflow: OverflowArg,
 
     /// Seed of the scripted model's draws (padding, summaries).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = RunSettings::DEFAULT_SEED)]
     seed: u64,
 
     /// Request bodies over this many MiB are refused (413).
@@ -82,13 +81,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let Some(window) = args.window.or(scenario.window) else {
         bail!("{}: the scenario sets no window; give one with --window", scenario.path);
     };
-    let tokenizer = match CounterKind::parse(&args.tokenizer) {
-        Some(k @ (CounterKind::O200k | CounterKind::Cl100k)) => k,
-        _ => bail!(
-            "--tokenizer {:?} is not a tokenizer; expected o200k or cl100k",
-            args.tokenizer
-        ),
-    };
+    let tokenizer = args.tokenizer.tokenizer;
     let endpoint = Endpoint::new(
         &scenario,
         ServeConfig {
@@ -129,8 +122,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     )?;
     for (i, (row, trace)) in rows.iter().zip(&traces).enumerate() {
         let name: String = row
-            .key
-            .strategy
+            .run
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || "-_.".contains(c) {

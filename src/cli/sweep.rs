@@ -8,19 +8,19 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ctxbench::compact::{STANDARD_STRATEGIES, parse_strategy_list};
+use ctxbench::compact::parse_strategy_list;
 use ctxbench::human::thousands;
+use ctxbench::policy::Policy;
 use ctxbench::report::{CsvRows, ResultRow, csv, markdown, read_csv};
 use ctxbench::run::run_scenario;
+use ctxbench::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
 use ctxbench::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
-use ctxbench::tokens::Estimator;
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use super::output::{Reports, write_atomic, write_reports};
-use super::policy_args::LimitArgs;
-use super::run_args::{OnOverflowArg, OverflowArg, RunArgs};
 use super::scenarios::{load_all, scenario_files};
+use super::settings_args::ServerArgs;
 
 /// Run a grid of configurations over scenarios, in parallel, and pick the best per scenario.
 ///
@@ -31,60 +31,44 @@ use super::scenarios::{load_all, scenario_files};
 /// `ctxbench merge`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1"
+    after_help = "Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1",
+    after_long_help = super::with_stages("Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1")
 )]
 pub struct SweepArgs {
     /// Scenario files or folders; default: every scenario under scenarios/.
     #[arg(value_name = "SCENARIO")]
     files: Vec<PathBuf>,
 
-    /// Strategies, comma-separated; default: the ten standard strategies.
-    #[arg(long, value_name = "LIST")]
-    strategies: Option<String>,
+    #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
+          help = super::strategies_help())]
+    strategies: String,
 
     /// Windows in tokens (list or range); default: each scenario's own.
     #[arg(long, value_name = "LIST")]
     window: Option<String>,
 
     /// Thresholds: a value, a list, or start:end:step.
-    #[arg(long, default_value = "0.8", value_name = "RANGE")]
+    #[arg(long, default_value_t = Policy::DEFAULT_THRESHOLD.to_string(), value_name = "RANGE")]
     threshold: String,
 
     /// keep_recent_turns values: a value, a list, or a range such as 1..4.
-    #[arg(long, default_value = "2", value_name = "RANGE")]
+    #[arg(long, default_value_t = Policy::DEFAULT_KEEP.to_string(), value_name = "RANGE")]
     keep: String,
 
     /// Reply reserves in tokens.
-    #[arg(long, default_value = "0", value_name = "LIST")]
+    #[arg(long, default_value_t = Policy::DEFAULT_REPLY_RESERVE.to_string(), value_name = "LIST")]
     reply_reserve: String,
 
     /// Estimators, comma-separated: chars4, chars4-py, o200k, cl100k, usage.
-    #[arg(long, default_value = "chars4", value_name = "LIST")]
+    #[arg(long, default_value_t = RunSettings::DEFAULT_ESTIMATOR.to_string(), value_name = "LIST")]
     estimator: String,
 
     /// A stage parameter's values, repeatable: `mask.m=5,10,20`.
     #[arg(long, value_name = "STAGE.KEY=VALUES")]
     param: Vec<String>,
 
-    /// What the provider counts and bills with: o200k or cl100k.
-    #[arg(long, default_value = "o200k", value_name = "NAME")]
-    tokenizer: String,
-
-    /// What the server does with a request over the window.
-    #[arg(long, value_enum, default_value_t = OverflowArg::Reject)]
-    overflow: OverflowArg,
-
-    /// What the loop does when the server rejects a request as too long.
-    #[arg(long, value_enum, default_value_t = OnOverflowArg::Abort)]
-    on_overflow: OnOverflowArg,
-
-    /// Agent and refetch calls allowed per request; default: the scenario's.
-    #[arg(long, value_name = "N")]
-    max_turns: Option<usize>,
-
-    /// Seed of every random draw.
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
+    #[command(flatten)]
+    server: ServerArgs,
 
     /// Run only the i-th of n disjoint slices of the grid (1-based): grid indices ≡ i−1 mod n.
     #[arg(long, value_name = "I/N")]
@@ -105,8 +89,7 @@ pub struct SweepArgs {
 
 impl SweepArgs {
     fn grid(&self) -> anyhow::Result<Grid> {
-        let list = self.strategies.clone().unwrap_or_else(|| STANDARD_STRATEGIES.join(","));
-        let strategies = parse_strategy_list(&list).context("invalid --strategies")?;
+        let strategies = parse_strategy_list(&self.strategies).context("invalid --strategies")?;
         let windows = match &self.window {
             Some(w) => parse_integers(w).context("--window")?.into_iter().map(Some).collect(),
             None => vec![None],
@@ -114,7 +97,7 @@ impl SweepArgs {
         let estimators = self
             .estimator
             .split(',')
-            .map(|e| Estimator::parse(e.trim()).with_context(|| format!("--estimator: {e:?} is not an estimator")))
+            .map(|e| parse_estimator(e.trim()).map_err(|e| anyhow::anyhow!("--estimator: {e}")))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let mut params = Vec::new();
         for spec in &self.param {
@@ -131,22 +114,8 @@ impl SweepArgs {
                 values.split(',').map(str::to_owned).collect(),
             ));
         }
-        // The single-valued settings go through the same checks as `run`.
-        let base = RunArgs {
-            window: None,
-            limits: LimitArgs {
-                threshold: 0.8,
-                keep_recent_turns: 2,
-                reply_reserve: 0,
-                estimator: "chars4".into(),
-                tokenizer: self.tokenizer.clone(),
-            },
-            overflow: self.overflow,
-            on_overflow: self.on_overflow,
-            max_turns: self.max_turns,
-            seed: self.seed,
-        }
-        .config(strategies[0].clone())?;
+        // The single-valued settings; the lists replace the rest.
+        let base = self.server.settings(strategies[0].clone());
         Ok(Grid {
             strategies,
             windows,
@@ -169,15 +138,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("--objective {:?}: expected tokens, facts or calls", args.objective))?;
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let configs = args.grid()?.configs()?;
-    let scenarios = load_all(&scenario_files(&args.files)?, args.seed)?;
+    let scenarios = load_all(&scenario_files(&args.files)?, args.server.seed)?;
     let mut plan = Vec::new();
     for scenario in &scenarios {
-        for config in &configs {
-            let policy = config
-                .policy(scenario)
-                .with_context(|| format!("{}: the scenario sets no window; give one with --window", scenario.path))?;
-            policy.validate().context("invalid policy")?;
-            plan.push((scenario, config, policy));
+        for settings in &configs {
+            plan.push((scenario, settings.resolved(scenario)?));
         }
     }
     let grid_size = plan.len();
@@ -203,10 +168,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         .build()?;
     let started = Instant::now();
     let rows: Vec<anyhow::Result<ResultRow>> = pool.install(|| {
-        plan.par_iter()
-            .map(|(scenario, config, policy)| {
-                let result = run_scenario(scenario, config, policy, &mut |_| {});
-                let row = ResultRow::new(scenario, config, policy, &result.metrics);
+        plan.into_par_iter()
+            .map(|(scenario, settings)| {
+                let result = run_scenario(scenario, &settings, &mut |_| {})?;
+                let row = ResultRow::new(&scenario.name, settings, result.metrics);
                 // Each row is on disk as soon as it is done: a crash keeps what was measured.
                 let mut writer = stream.lock().unwrap_or_else(|p| p.into_inner());
                 writer
@@ -240,10 +205,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     })?;
 
     println!("best per scenario ({}):", objective.describe());
-    let mut names: Vec<&str> = rows.iter().map(|r| r.key.scenario.as_str()).collect();
+    let mut names: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
     names.dedup();
     for name in names {
-        match best.iter().find(|b| b.key.scenario == name) {
+        match best.iter().find(|b| b.scenario == name) {
             Some(b) => println!("  {}", best_line(b)),
             None => println!("  {name}: no configuration qualifies"),
         }
@@ -269,12 +234,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
 
 /// A winning configuration and what it cost, on one line.
 fn best_line(row: &ResultRow) -> String {
-    let (k, m) = (&row.key, &row.metrics);
+    let (k, m) = (&row.settings, &row.metrics);
     format!(
         "{}: {} · window {} · threshold {} · keep {} · reserve {} · {}: {} tokens sent, {} calls, {}/{} facts lost",
-        k.scenario,
+        row.scenario,
         k.strategy,
-        thousands(k.window),
+        thousands(k.window.unwrap_or(0)),
         k.threshold,
         k.keep_recent_turns,
         k.reply_reserve,
@@ -288,12 +253,12 @@ fn best_line(row: &ResultRow) -> String {
 
 /// The best row of each scenario, in scenario order.
 fn best_rows(rows: &[ResultRow], objective: Objective) -> Vec<ResultRow> {
-    let mut names: Vec<&str> = rows.iter().map(|r| r.key.scenario.as_str()).collect();
+    let mut names: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
     names.dedup();
     names
         .into_iter()
         .filter_map(|name| {
-            let of: Vec<&ResultRow> = rows.iter().filter(|r| r.key.scenario == name).collect();
+            let of: Vec<&ResultRow> = rows.iter().filter(|r| r.scenario == name).collect();
             objective.best(&of).cloned()
         })
         .collect()
@@ -331,8 +296,8 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
     if let Some(pair) = rows.windows(2).find(|w| row_order(&w[0], &w[1]).is_eq()) {
         bail!(
             "{} · {} appears twice; were two shards given the same slice?",
-            pair[0].key.scenario,
-            pair[0].key.strategy
+            pair[0].scenario,
+            pair[0].settings.strategy
         );
     }
     write_atomic(&args.output, &csv(&rows)?)?;

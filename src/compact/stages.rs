@@ -354,19 +354,44 @@ pub fn stage_names() -> String {
     STAGES.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
 }
 
-/// Every stage and its parameters with their defaults, for `--help`.
+/// Every stage and its parameters with their defaults, for `--help`: lines of at most 96
+/// characters, so that a help printer wrapping at 100 leaves them as they are.
 pub fn stages_help() -> String {
     let mut out = String::from(
-        "Strategies: stages joined by `+`, run left to right before every call; a stage's parameters \
-         follow a colon, separated by `,` (mask:m=5,trigger=always+drop).\n",
+        "Strategies: stages joined by `+`, run left to right before every call; a stage's\n\
+         parameters follow a colon, separated by `,` (mask:m=5,trigger=always+drop).\n",
     );
     for stage in STAGES {
-        out.push_str(&format!("\n  {:<16}{}\n", stage.name, stage.help.trim()));
+        out.push('\n');
+        out.push_str(&hanging(&format!("  {:<18}", stage.name), stage.help));
         for p in stage.params {
             let key = format!("{}={}", p.key, (p.default)());
-            out.push_str(&format!("      {key:<26}{}\n", p.help.trim()));
+            out.push_str(&hanging(&format!("      {key:<26} "), p.help));
         }
     }
+    out
+}
+
+/// `text` after `head`, wrapped at 96 characters, later lines indented as far as `head`.
+fn hanging(head: &str, text: &str) -> String {
+    const WIDTH: usize = 96;
+    let indent = head.chars().count();
+    let mut out = head.to_owned();
+    let mut column = indent;
+    for (k, word) in text.split_whitespace().enumerate() {
+        let len = word.chars().count();
+        if k > 0 && column + 1 + len > WIDTH {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            column = indent;
+        } else if k > 0 {
+            out.push(' ');
+            column += 1;
+        }
+        out.push_str(word);
+        column += len;
+    }
+    out.push('\n');
     out
 }
 
@@ -400,5 +425,48 @@ impl StageSpec {
             stage.set(key.trim(), value.trim())?;
         }
         Ok(stage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_stage_reads_its_help_and_canonical_name_from_its_declaration() {
+        let help = stages_help();
+        for info in STAGES {
+            let stage = StageSpec::default_of(info.name).expect("declared");
+            assert_eq!(stage.name(), info.name);
+            assert!(std::ptr::eq(stage.info(), info));
+            let canonical = stage.to_string();
+            let expect: Vec<String> = info
+                .params
+                .iter()
+                .map(|p| format!("{}={}", p.key, (p.default)()))
+                .collect();
+            let spelled = if expect.is_empty() {
+                info.name.to_owned()
+            } else {
+                format!("{}:{}", info.name, expect.join(","))
+            };
+            assert_eq!(canonical, spelled);
+            assert_eq!(StageSpec::parse(&canonical).as_ref(), Ok(&stage), "{canonical}");
+            assert!(help.contains(&format!("\n  {:<18}", info.name)), "{}", info.name);
+            for line in &expect {
+                assert!(help.contains(&format!("      {line:<26} ")), "{line}");
+            }
+            for p in info.params {
+                let bad = StageSpec::default_of(info.name).expect("declared").set(p.key, "\u{1}");
+                if p.expected.starts_with("tool names") {
+                    continue;
+                }
+                assert_eq!(
+                    bad.map_err(|e| e.0),
+                    Err(format!("{}.{} must be {}, not `\u{1}`", info.name, p.key, p.expected))
+                );
+            }
+        }
+        assert!(help.lines().all(|l| l.chars().count() <= 96), "{help}");
     }
 }

@@ -36,6 +36,13 @@ impl FromStr for Strategy {
 }
 
 impl Strategy {
+    /// The `none` baseline: no compaction.
+    pub fn none() -> Strategy {
+        Strategy {
+            stages: vec![StageSpec::None {}],
+        }
+    }
+
     /// Sets `key=value` on every stage named `stage`; `Ok(false)` when it has no such stage.
     pub fn set_param(&mut self, stage: &str, key: &str, value: &str) -> Result<bool, StrategyError> {
         let mut found = false;

@@ -7,10 +7,11 @@
 //! assistant turns after it ([`ScriptedModel::place`]). Rejections are shaped as OpenAI's:
 //! status, `error.type`, `error.code`.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use super::{SUMMARY_HEADER, context_length_message, error_body};
 use crate::compact::SummaryAsk;
@@ -19,11 +20,12 @@ use crate::fact::FactKind;
 use crate::message::Message;
 use crate::metrics::{RunMetrics, metrics};
 use crate::model::{CallKind, Model, ModelError, ModelRequest};
-use crate::provider::{Overflow, Provider};
+use crate::provider::Provider;
 use crate::record::{CallPlace, call_record};
-use crate::report::{ResultRow, RunKey};
+use crate::report::Row;
 use crate::scenario::Scenario;
 use crate::scripted::ScriptedModel;
+use crate::settings::Overflow;
 use crate::tokens::{CounterKind, TokenCounter};
 use crate::tool_schemas::ToolSchemas;
 use crate::trace::{CallRecord, Outcome};
@@ -391,9 +393,8 @@ impl<'a> Endpoint<'a> {
         response
     }
 
-    /// Every run so far, in the order they began: its result row (the strategy column holds the
-    /// run's label: the endpoint does not know the client's strategy) and its trace.
-    pub fn runs(&self) -> Vec<(ResultRow, Vec<CallRecord>)> {
+    /// Every run so far, in the order they began: its row and its trace.
+    pub fn runs(&self) -> Vec<(ServedRow, Vec<CallRecord>)> {
         let list: Vec<Arc<Mutex<Run<'a>>>> = lock(&self.runs).list.clone();
         let steps: usize = self.scenario.requests.iter().map(|r| r.steps.len()).sum();
         list.iter()
@@ -404,30 +405,18 @@ impl<'a> Endpoint<'a> {
                     .iter()
                     .any(|r| matches!(r.outcome, Outcome::Overflow | Outcome::PairingError | Outcome::Error));
                 let completed = !stopped && run.played.len() == steps;
-                let metrics = metrics(self.scenario, &run.trace, completed);
-                (self.row(run.label.clone(), metrics), run.trace.clone())
+                let row = ServedRow {
+                    scenario: self.scenario.name.clone(),
+                    run: run.label.clone(),
+                    window: self.config.window,
+                    tokenizer: self.config.tokenizer,
+                    overflow: self.config.overflow,
+                    seed: self.config.seed,
+                    metrics: metrics(self.scenario, &run.trace, completed),
+                };
+                (row, run.trace.clone())
             })
             .collect()
-    }
-
-    fn row(&self, label: String, metrics: RunMetrics) -> ResultRow {
-        ResultRow {
-            key: RunKey {
-                scenario: self.scenario.name.clone(),
-                strategy: label,
-                window: self.config.window,
-                threshold: 1.0,
-                keep_recent_turns: 0,
-                reply_reserve: 0,
-                estimator: "external".into(),
-                tokenizer: self.config.tokenizer.as_str().into(),
-                overflow: self.config.overflow.as_str().into(),
-                on_overflow: "external".into(),
-                max_turns: None,
-                seed: self.config.seed,
-            },
-            metrics,
-        }
     }
 
     /// `GET /ctxbench/report`: the settings and each run's figures so far.
@@ -435,7 +424,7 @@ impl<'a> Endpoint<'a> {
         let runs: Vec<Value> = self
             .runs()
             .into_iter()
-            .map(|(row, trace)| json!({"run": row.key.strategy, "calls": trace.len(), "figures": row.metrics}))
+            .map(|(row, trace)| json!({"run": row.run, "calls": trace.len(), "figures": row.metrics}))
             .collect();
         json!({
             "scenario": self.scenario.name,
@@ -445,6 +434,52 @@ impl<'a> Endpoint<'a> {
             "seed": self.config.seed,
             "runs": runs,
         })
+    }
+}
+
+/// One conversation a client held with the endpoint, as a row of `results.csv`: the endpoint
+/// knows the server's settings, not the client's strategy, so the key is the run's label and
+/// the server's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServedRow {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The run's label: the client's `user` field, or `conversation-N`.
+    pub run: String,
+    /// The window the endpoint enforced.
+    pub window: u64,
+    /// What it counted and billed with.
+    pub tokenizer: CounterKind,
+    /// What it did with a request over the window.
+    pub overflow: Overflow,
+    /// The seed of the scripted model's draws.
+    pub seed: u64,
+    /// The run's figures.
+    pub metrics: RunMetrics,
+}
+
+impl Row for ServedRow {
+    fn key(&self) -> Map<String, Value> {
+        let mut map = Map::new();
+        map.insert("scenario".into(), json!(self.scenario));
+        map.insert("run".into(), json!(self.run));
+        map.insert("window".into(), json!(self.window));
+        map.insert("tokenizer".into(), json!(self.tokenizer.as_str()));
+        map.insert("overflow".into(), json!(self.overflow.as_str()));
+        map.insert("seed".into(), json!(self.seed));
+        map
+    }
+
+    fn scenario(&self) -> &str {
+        &self.scenario
+    }
+
+    fn label(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.run)
+    }
+
+    fn metrics(&self) -> &RunMetrics {
+        &self.metrics
     }
 }
 

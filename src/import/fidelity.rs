@@ -6,9 +6,10 @@ use serde_json::Value;
 
 use crate::message::Message;
 use crate::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
-use crate::run::{RunConfig, run_with_model};
+use crate::run::run_with_model;
 use crate::scenario::parse_scenario;
 use crate::scripted::ScriptedModel;
+use crate::settings::RunSettings;
 
 /// A window no logged conversation reaches.
 const UNBOUNDED: u64 = 1 << 40;
@@ -23,16 +24,15 @@ pub(crate) fn check(file: &Value, source_name: &str, log: &[Message], calls_at: 
         call: 0,
         first_difference: None,
     };
-    let config = RunConfig {
+    let settings = RunSettings {
         window: Some(UNBOUNDED),
-        ..RunConfig::new("none".parse().map_err(|e| format!("{e}"))?)
+        ..RunSettings::new("none".parse().map_err(|e| format!("{e}"))?)
     };
-    let policy = config.policy(&scenario).ok_or("no window")?;
     let model = Recorder {
         inner: ScriptedModel::new(&scenario, 0),
         state: &mut state,
     };
-    run_with_model(&scenario, &config, &policy, model, &mut |_| {});
+    run_with_model(&scenario, &settings, model, &mut |_| {}).map_err(|e| e.to_string())?;
     if let Some(difference) = state.first_difference {
         return Err(difference);
     }

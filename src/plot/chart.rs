@@ -217,22 +217,21 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
 pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Option<[Chart; 2]> {
     let rows: Vec<&&ResultRow> = rows
         .iter()
-        .filter(|r| r.key.scenario == scenario && r.key.strategy == strategy)
+        .filter(|r| r.scenario == scenario && r.settings.strategy.to_string() == strategy)
         .collect();
-    let first = rows.first()?;
+    let first = &rows.first()?.settings;
     let same = |r: &&&ResultRow| {
-        r.key.window == first.key.window
-            && r.key.reply_reserve == first.key.reply_reserve
-            && r.key.estimator == first.key.estimator
+        let s = &r.settings;
+        s.window == first.window && s.reply_reserve == first.reply_reserve && s.estimator == first.estimator
     };
     let rows: Vec<&&ResultRow> = rows.iter().copied().filter(same).collect();
-    let mut thresholds: Vec<f64> = rows.iter().map(|r| r.key.threshold).collect();
+    let mut thresholds: Vec<f64> = rows.iter().map(|r| r.settings.threshold).collect();
     thresholds.sort_by(f64::total_cmp);
     thresholds.dedup();
     if thresholds.len() < 2 {
         return None;
     }
-    let mut keeps: Vec<usize> = rows.iter().map(|r| r.key.keep_recent_turns).collect();
+    let mut keeps: Vec<usize> = rows.iter().map(|r| r.settings.keep_recent_turns).collect();
     keeps.sort_unstable();
     keeps.dedup();
     let title = |what: &str| format!("{scenario} · {strategy}: {what} by threshold");
@@ -249,14 +248,14 @@ pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Opti
         "facts lost (count)",
     );
     for keep in keeps {
-        let mut line: Vec<&&&ResultRow> = rows.iter().filter(|r| r.key.keep_recent_turns == keep).collect();
-        line.sort_by(|a, b| a.key.threshold.total_cmp(&b.key.threshold));
+        let mut line: Vec<&&&ResultRow> = rows.iter().filter(|r| r.settings.keep_recent_turns == keep).collect();
+        line.sort_by(|a, b| a.settings.threshold.total_cmp(&b.settings.threshold));
         let name = format!("keep {keep}");
         tokens.series.push(Series {
             name: name.clone(),
             points: line
                 .iter()
-                .map(|r| (r.key.threshold, r.metrics.tokens_sent as f64))
+                .map(|r| (r.settings.threshold, r.metrics.tokens_sent as f64))
                 .collect(),
             style: Style::Line,
         });
@@ -264,7 +263,7 @@ pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Opti
             name,
             points: line
                 .iter()
-                .map(|r| (r.key.threshold, r.metrics.facts_lost as f64))
+                .map(|r| (r.settings.threshold, r.metrics.facts_lost as f64))
                 .collect(),
             style: Style::Line,
         });
@@ -296,7 +295,7 @@ pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
 pub fn frontier(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
     let rows: Vec<&&ResultRow> = rows
         .iter()
-        .filter(|r| r.key.scenario == scenario && r.metrics.completed)
+        .filter(|r| r.scenario == scenario && r.metrics.completed)
         .collect();
     if rows.is_empty() {
         return None;
@@ -323,13 +322,9 @@ pub fn frontier(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
         style: Style::Line,
     });
     for &i in &front {
-        let k = &rows[i].key;
+        let k = &rows[i].settings;
         // Stage names only: the full canonical name is in results.csv.
-        let stages: Vec<&str> = k
-            .strategy
-            .split('+')
-            .map(|s| s.split(':').next().unwrap_or(s))
-            .collect();
+        let stages: Vec<&str> = k.strategy.stages.iter().map(|s| s.name()).collect();
         chart.labels.push(Label {
             at: points[i],
             text: format!(

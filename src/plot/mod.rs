@@ -20,19 +20,19 @@ pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
         out.push(bill(&scenario, &traces));
     }
     let refs: Vec<&ResultRow> = rows.iter().collect();
-    let mut scenarios: Vec<&str> = rows.iter().map(|r| r.key.scenario.as_str()).collect();
+    let mut scenarios: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
     scenarios.sort_unstable();
     scenarios.dedup();
     for scenario in scenarios {
-        let mut strategies: Vec<&str> = rows
+        let mut strategies: Vec<String> = rows
             .iter()
-            .filter(|r| r.key.scenario == scenario)
-            .map(|r| r.key.strategy.as_str())
+            .filter(|r| r.scenario == scenario)
+            .map(|r| r.settings.strategy.to_string())
             .collect();
         strategies.sort_unstable();
         strategies.dedup();
         for strategy in strategies {
-            if let Some(pair) = sweep_curves(scenario, strategy, &refs) {
+            if let Some(pair) = sweep_curves(scenario, &strategy, &refs) {
                 out.extend(pair);
             }
         }

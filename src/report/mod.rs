@@ -9,13 +9,14 @@ mod table;
 
 pub use gate::{gate_junit, gate_markdown, gate_summary};
 pub use html::html;
-pub use row::{ResultRow, RunKey};
+pub use row::{ResultRow, Row};
 pub use table::{markdown, table};
 
 use crate::fact::{FactKind, KEPT_WHEN_TOLD};
+use crate::settings::RunSettings;
 
 /// Rows as CSV, with a header.
-pub fn csv(rows: &[ResultRow]) -> Result<Vec<u8>, csv::Error> {
+pub fn csv<R: Row>(rows: &[R]) -> Result<Vec<u8>, csv::Error> {
     let mut writer = CsvRows::new(Vec::new());
     for row in rows {
         writer.write(row)?;
@@ -33,8 +34,8 @@ impl<W: std::io::Write> CsvRows<W> {
     }
 
     /// Writes one row (and the header first), and flushes it.
-    pub fn write(&mut self, row: &ResultRow) -> Result<(), csv::Error> {
-        let map = row.to_map();
+    pub fn write(&mut self, row: &impl Row) -> Result<(), csv::Error> {
+        let map = row.columns();
         if !self.1 {
             self.0.write_record(map.keys())?;
             self.1 = true;
@@ -55,15 +56,27 @@ pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, csv::Error> {
     let mut rows = Vec::new();
     for record in reader.records() {
         let record = record?;
-        let key: RunKey = record.deserialize(Some(&headers))?;
+        let Scenario { scenario } = record.deserialize(Some(&headers))?;
+        let settings: RunSettings = record.deserialize(Some(&headers))?;
         let metrics: crate::metrics::RunMetrics = record.deserialize(Some(&headers))?;
-        rows.push(ResultRow { key, metrics });
+        rows.push(ResultRow {
+            scenario,
+            settings,
+            metrics,
+        });
     }
     Ok(rows)
 }
 
+/// The scenario column of a row.
+#[derive(serde::Deserialize)]
+struct Scenario {
+    scenario: String,
+}
+
 /// Rows as one JSON document, with the assumptions every figure rests on.
-pub fn json(rows: &[ResultRow]) -> serde_json::Value {
+pub fn json<R: Row>(rows: &[R]) -> serde_json::Value {
+    let rows: Vec<serde_json::Map<String, serde_json::Value>> = rows.iter().map(Row::columns).collect();
     let untold: serde_json::Map<String, serde_json::Value> = FactKind::ALL
         .iter()
         .map(|k| (k.as_str().to_owned(), serde_json::json!(k.kept_untold())))
@@ -82,19 +95,10 @@ mod tests {
 
     #[test]
     fn csv_round_trips() {
-        let key = RunKey {
-            scenario: "s".into(),
-            strategy: "mask:m=10,trigger=threshold+drop".into(),
-            window: 8000,
-            threshold: 0.8,
-            keep_recent_turns: 2,
-            reply_reserve: 0,
-            estimator: "chars4".into(),
-            tokenizer: "o200k".into(),
-            overflow: "reject".into(),
-            on_overflow: "abort".into(),
-            max_turns: None,
+        let settings = RunSettings {
+            window: Some(8000),
             seed: 7,
+            ..RunSettings::new("mask+drop".parse().expect("valid"))
         };
         let metrics = RunMetrics {
             tokens_sent: 12_345,
@@ -103,17 +107,15 @@ mod tests {
             ..RunMetrics::default()
         };
         let rows = vec![
-            ResultRow {
-                key: key.clone(),
-                metrics: metrics.clone(),
-            },
-            ResultRow {
-                key: RunKey {
+            ResultRow::new("s", settings.clone(), metrics.clone()),
+            ResultRow::new(
+                "s",
+                RunSettings {
                     max_turns: Some(4),
-                    ..key
+                    ..settings
                 },
                 metrics,
-            },
+            ),
         ];
         let text = String::from_utf8(csv(&rows).expect("writes")).expect("UTF-8");
         assert!(text.starts_with("scenario,strategy,window,threshold,"), "{text}");

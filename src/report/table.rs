@@ -1,7 +1,7 @@
 //! The comparison for people: a terminal table and its Markdown twin, one row per run, the
 //! columns that decide between strategies.
 
-use super::ResultRow;
+use super::Row;
 use crate::human::thousands;
 
 const HEADERS: [&str; 10] = [
@@ -17,11 +17,11 @@ const HEADERS: [&str; 10] = [
     "done",
 ];
 
-fn cells(row: &ResultRow) -> [String; 10] {
-    let m = &row.metrics;
+fn cells(row: &impl Row) -> [String; 10] {
+    let m = row.metrics();
     [
-        row.key.scenario.clone(),
-        row.key.strategy.clone(),
+        row.scenario().to_owned(),
+        row.label().into_owned(),
         thousands(m.tokens_sent),
         m.model_calls.to_string(),
         thousands(m.peak_request_tokens),
@@ -39,7 +39,7 @@ fn numeric(column: usize) -> bool {
 }
 
 /// An aligned text table.
-pub fn table(rows: &[ResultRow]) -> String {
+pub fn table<R: Row>(rows: &[R]) -> String {
     let all: Vec<[String; 10]> = rows.iter().map(cells).collect();
     let widths: Vec<usize> = (0..HEADERS.len())
         .map(|c| {
@@ -71,17 +71,17 @@ pub fn table(rows: &[ResultRow]) -> String {
     out.push_str(&line(&widths.iter().map(|w| "─".repeat(*w)).collect::<Vec<_>>()));
     let mut previous = None;
     for (row, values) in rows.iter().zip(&all) {
-        if previous.is_some_and(|p: &str| p != row.key.scenario) {
+        if previous.is_some_and(|p: &str| p != row.scenario()) {
             out.push('\n');
         }
-        previous = Some(&row.key.scenario);
+        previous = Some(row.scenario());
         out.push_str(&line(values));
     }
     out
 }
 
 /// The same table in Markdown.
-pub fn markdown(rows: &[ResultRow]) -> String {
+pub fn markdown<R: Row>(rows: &[R]) -> String {
     let mut out = format!("| {} |\n", HEADERS.join(" | "));
     out.push_str(&format!(
         "|{}\n",
@@ -96,6 +96,6 @@ pub fn markdown(rows: &[ResultRow]) -> String {
 }
 
 /// Headers and cells, for the HTML report.
-pub(crate) fn cells_for_html(rows: &[ResultRow]) -> ([&'static str; 10], Vec<[String; 10]>) {
+pub(crate) fn cells_for_html<R: Row>(rows: &[R]) -> ([&'static str; 10], Vec<[String; 10]>) {
     (HEADERS, rows.iter().map(cells).collect())
 }

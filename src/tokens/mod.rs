@@ -162,6 +162,19 @@ impl Estimator {
     }
 }
 
+/// A name that is not an estimator's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not an estimator; expected chars4, chars4-py, o200k, cl100k or usage")]
+pub struct UnknownEstimator(pub String);
+
+impl std::str::FromStr for Estimator {
+    type Err = UnknownEstimator;
+
+    fn from_str(name: &str) -> Result<Estimator, UnknownEstimator> {
+        Estimator::parse(name).ok_or_else(|| UnknownEstimator(name.to_owned()))
+    }
+}
+
 impl fmt::Display for Estimator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -162,7 +162,7 @@ fn bad_input_is_named_and_exits_2() {
         (
             &["--window", "100", "--tokenizer", "chars4"],
             "[]".into(),
-            "error: --tokenizer \"chars4\" is not a counter; expected one of: o200k, cl100k",
+            "\"chars4\" is not a tokenizer; expected o200k or cl100k",
         ),
         (
             &["--window", "100", "no-such-file.json"],

@@ -3,8 +3,9 @@
 
 use ctxbench::plot::{bill, charts, frontier, pareto, png, svg, well};
 use ctxbench::report::ResultRow;
-use ctxbench::run::{RunConfig, run_scenario};
+use ctxbench::run::run_scenario;
 use ctxbench::scenario::load_scenario;
+use ctxbench::settings::RunSettings;
 use ctxbench::trace::CallRecord;
 use proptest::prelude::*;
 
@@ -14,10 +15,11 @@ fn bike_shop(strategies: &[&str]) -> (Vec<Vec<CallRecord>>, Vec<ResultRow>) {
     let mut traces = Vec::new();
     let mut rows = Vec::new();
     for strategy in strategies {
-        let config = RunConfig::new(strategy.parse().expect("valid"));
-        let policy = config.policy(&scenario).expect("window");
-        let result = run_scenario(&scenario, &config, &policy, &mut |_| {});
-        rows.push(ResultRow::new(&scenario, &config, &policy, &result.metrics));
+        let settings = RunSettings::new(strategy.parse().expect("valid"))
+            .resolved(&scenario)
+            .expect("window");
+        let result = run_scenario(&scenario, &settings, &mut |_| {}).expect("runs");
+        rows.push(ResultRow::new(&scenario.name, settings, result.metrics));
         traces.push(result.trace);
     }
     (traces, rows)

@@ -3,9 +3,10 @@
 
 use ctxbench::Message;
 use ctxbench::model::{CallKind, Model, ModelError, ModelRequest};
-use ctxbench::provider::{Overflow, Provider};
+use ctxbench::provider::Provider;
 use ctxbench::scenario::parse_scenario;
 use ctxbench::scripted::ScriptedModel;
+use ctxbench::settings::Overflow;
 use ctxbench::tokens::CounterKind;
 use serde_json::{Value, json};
 

@@ -5,8 +5,9 @@ use std::path::Path;
 
 use ctxbench::compact::STANDARD_STRATEGIES;
 use ctxbench::metrics::RunMetrics;
-use ctxbench::run::{RunConfig, RunResult, run_scenario};
+use ctxbench::run::{RunResult, run_scenario};
 use ctxbench::scenario::{Scenario, files_in, load_scenario};
+use ctxbench::settings::{OnOverflow, Overflow, RunSettings};
 use ctxbench::tokens::CounterKind;
 use ctxbench::tokens::Estimator;
 use ctxbench::trace::CallRecord;
@@ -18,12 +19,11 @@ fn scenario(name: &str) -> Scenario {
     load_scenario(&path, 0).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn run_with(name: &str, strategy: &str, adjust: impl FnOnce(&mut RunConfig)) -> RunResult {
+fn run_with(name: &str, strategy: &str, adjust: impl FnOnce(&mut RunSettings)) -> RunResult {
     let s = scenario(name);
-    let mut config = RunConfig::new(strategy.parse().expect("valid strategy"));
-    adjust(&mut config);
-    let policy = config.policy(&s).expect("the scenario sets a window");
-    run_scenario(&s, &config, &policy, &mut |_| {})
+    let mut settings = RunSettings::new(strategy.parse().expect("valid strategy"));
+    adjust(&mut settings);
+    run_scenario(&s, &settings, &mut |_| {}).expect("the scenario sets a window")
 }
 
 fn run(name: &str, strategy: &str) -> RunMetrics {
@@ -55,9 +55,8 @@ fn every_scenario_with_every_standard_strategy_keeps_pairing() {
         let s = load_scenario(&file, 0).unwrap_or_else(|e| panic!("{e}"));
         assert!(!s.description.is_empty(), "{}: a description of what it tests", s.name);
         for strategy in STANDARD_STRATEGIES {
-            let config = RunConfig::new(strategy.parse().expect("valid"));
-            let policy = config.policy(&s).expect("a window");
-            let m = run_scenario(&s, &config, &policy, &mut |_| {}).metrics;
+            let settings = RunSettings::new(strategy.parse().expect("valid"));
+            let m = run_scenario(&s, &settings, &mut |_| {}).expect("a window").metrics;
             assert_eq!(m.pairing_errors, 0, "{} with {strategy}", s.name);
             assert_eq!(m.model_calls, m.agent_calls + m.refetch_calls + m.summarizer_calls);
         }
@@ -134,7 +133,7 @@ fn research_agent_chars4_undercounts_json() {
 
 #[test]
 fn chinese_support_chars4_compacts_too_late_and_chars4_py_too_early() {
-    let estimator = |kind| move |c: &mut RunConfig| c.estimator = Estimator::Counter(kind);
+    let estimator = |kind| move |c: &mut RunSettings| c.estimator = Estimator::Counter(kind);
     let chars4 = run_with("chinese-support", "truncate+drop", estimator(CounterKind::Chars4)).metrics;
     assert!(
         fails(&chars4) && chars4.compactions == 0,
@@ -230,7 +229,7 @@ fn compact_retry_recovers_an_overflow_with_the_true_count() {
     let abort = run("chinese-support", "truncate+drop");
     assert!(fails(&abort));
     let retry = run_with("chinese-support", "truncate+drop", |c| {
-        c.on_overflow = ctxbench::agent::OnOverflow::CompactRetry
+        c.on_overflow = OnOverflow::CompactRetry
     });
     let m = &retry.metrics;
     assert!(m.completed && m.overflows >= 1, "rejected once, then resent: {m:?}");
@@ -244,9 +243,7 @@ fn compact_retry_recovers_an_overflow_with_the_true_count() {
 
 #[test]
 fn server_side_truncation_is_silent_and_loses_facts() {
-    let result = run_with("unfetchable-facts", "none", |c| {
-        c.overflow = ctxbench::provider::Overflow::Truncate
-    });
+    let result = run_with("unfetchable-facts", "none", |c| c.overflow = Overflow::Truncate);
     let m = &result.metrics;
     assert!(m.completed && m.overflows == 0 && m.silent_truncations > 0, "{m:?}");
     assert!(m.peak_request_tokens <= 4_000);

@@ -390,20 +390,21 @@ impl<M: Model> Model for Timed<M> {
 /// Figures for the README: `cargo test --release --test it load -- --nocapture`.
 #[test]
 fn load_ten_thousand_calls_from_sixteen_clients() {
-    use ctxbench::run::{RunConfig, run_live, run_scenario};
+    use ctxbench::run::{run_live, run_scenario};
+    use ctxbench::settings::RunSettings;
     const CLIENTS: usize = 16;
     const CALLS: usize = 10_000;
     let dir = scratch("serve-load");
     let path = "scenarios/bike-shop-return.json";
     let served = Served::start(path, &dir.join("serve"), &["--threads", "8"]);
     let scenario = ctxbench::scenario::load_scenario(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path), 0).unwrap();
-    let configs: Vec<RunConfig> = ["none", "truncate+drop"]
+    let configs: Vec<RunSettings> = ["none", "truncate+drop"]
         .iter()
-        .map(|s| RunConfig::new(s.parse().unwrap()))
+        .map(|s| RunSettings::new(s.parse().unwrap()))
         .collect();
     let expected: Vec<Vec<ctxbench::trace::CallRecord>> = configs
         .iter()
-        .map(|c| run_scenario(&scenario, c, &c.policy(&scenario).unwrap(), &mut |_| {}).trace)
+        .map(|c| run_scenario(&scenario, c, &mut |_| {}).unwrap().trace)
         .collect();
     let per_run: usize = expected.iter().map(Vec::len).sum::<usize>() / expected.len();
     let runs_each = CALLS.div_ceil(per_run * CLIENTS);
@@ -424,8 +425,7 @@ fn load_ten_thousand_calls_from_sixteen_clients() {
                             inner: HttpModel::new(http, CounterKind::O200k.counter()),
                             took: Vec::new(),
                         };
-                        let policy = configs[k].policy(scenario).unwrap();
-                        let result = run_live(scenario, &configs[k], &policy, &mut model, &mut |_| {});
+                        let result = run_live(scenario, &configs[k], &mut model, &mut |_| {}).unwrap();
                         assert_eq!(result.trace, expected[k], "client {client}, run {run}");
                         took.extend(model.took);
                     }
