@@ -9,10 +9,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ctxbench::compact::StageSpec;
-use ctxbench::human::{percent_change, thousands};
-use ctxbench::tokens::Estimator;
-use ctxbench::{Compaction, Compactor, Conversation, Policy, RequestBody, Strategy, check_pairing};
+use ctxbench_compact::compact::StageSpec;
+use ctxbench_compact::tokens::Estimator;
+use ctxbench_compact::{Compaction, Compactor, Conversation, Policy, RequestBody, Strategy, check_pairing};
+use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
 
 use super::settings_args::{PolicyArgs, TokenizerArg};

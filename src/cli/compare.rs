@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use ctxbench::compact::parse_strategy_list;
-use ctxbench::report::{CsvRows, ResultRow, csv, json, markdown, table};
-use ctxbench::run::run_scenario;
-use ctxbench::settings::{RunSettings, STANDARD_STRATEGIES};
+use ctxbench_compact::compact::parse_strategy_list;
+use ctxbench_harness::report::{CsvRows, ResultRow, csv, json, markdown, table};
+use ctxbench_harness::run::run_scenario;
+use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES};
 
 use super::output::{Reports, trace_lines, write_atomic, write_reports};
 use super::scenarios::{load_all, scenario_files};
@@ -138,7 +138,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
 /// The settings every figure depends on, echoed with the results.
 fn settings_line(args: &CompareArgs) -> String {
     // The strategy is named on every row; these are the rest.
-    args.settings.settings(ctxbench::compact::Strategy::none()).describe()
+    args.settings
+        .settings(ctxbench_compact::compact::Strategy::none())
+        .describe()
 }
 
 /// A trace's file name: the scenario and the canonical strategy, with path-unsafe characters

@@ -8,10 +8,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use ctxbench::gate::{GateConfig, Tolerance, compare};
-use ctxbench::report::{ResultRow, csv, gate_junit, gate_markdown, gate_summary, read_csv};
-use ctxbench::run::run_scenario;
-use ctxbench::scenario::Scenario;
+use ctxbench_harness::gate::{GateConfig, Tolerance, compare};
+use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary};
+use ctxbench_harness::report::{ResultRow, csv, read_csv};
+use ctxbench_harness::run::run_scenario;
+use ctxbench_harness::scenario::Scenario;
 
 use super::output::write_atomic;
 use super::scenarios::{load_all, scenario_files};
@@ -129,7 +130,7 @@ fn gate_config(args: &GateArgs) -> anyhow::Result<GateConfig> {
         )
     })?;
     let mut allow = BTreeMap::new();
-    let figures = serde_json::to_value(ctxbench::metrics::RunMetrics::default())?;
+    let figures = serde_json::to_value(ctxbench_harness::metrics::RunMetrics::default())?;
     for spec in &args.allow {
         let parsed = spec
             .split_once('=')

@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ctxbench::Error;
-use ctxbench::import::{ImportOptions, Imported, import};
+use ctxbench_compact::Error;
+use ctxbench_harness::import::{ImportOptions, Imported, import};
 
 use super::output::write_atomic;
 

@@ -43,7 +43,7 @@ enum Command {
 /// `--help`'s closing text for the commands that take strategies: the examples, then every
 /// stage with its parameters and their defaults, read from the stages' declaration.
 fn with_stages(examples: &str) -> String {
-    format!("{examples}\n\n{}", ctxbench::compact::stages_help())
+    format!("{examples}\n\n{}", ctxbench_compact::compact::stages_help())
 }
 
 /// The help of `--strategies`, with the standard list it defaults to.
@@ -51,7 +51,7 @@ fn strategies_help() -> String {
     format!(
         "Strategies, comma-separated (a `,` followed by key=value continues a stage's parameters); \
          the stages are listed under --help. Default: {}",
-        ctxbench::settings::STANDARD_STRATEGIES.join(", ")
+        ctxbench_harness::settings::STANDARD_STRATEGIES.join(", ")
     )
 }
 

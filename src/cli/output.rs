@@ -18,7 +18,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 }
 
 /// A trace as JSON Lines.
-pub fn trace_lines(trace: &[ctxbench::trace::CallRecord]) -> anyhow::Result<Vec<u8>> {
+pub fn trace_lines(trace: &[ctxbench_harness::trace::CallRecord]) -> anyhow::Result<Vec<u8>> {
     let mut out = Vec::new();
     for record in trace {
         serde_json::to_writer(&mut out, record)?;
@@ -32,9 +32,9 @@ pub struct Reports<'a> {
     /// The output folder.
     pub out: &'a Path,
     /// Every row, in its final order.
-    pub rows: &'a [ctxbench::report::ResultRow],
+    pub rows: &'a [ctxbench_harness::report::ResultRow],
     /// The runs' traces (none for a sweep).
-    pub traces: &'a [Vec<ctxbench::trace::CallRecord>],
+    pub traces: &'a [Vec<ctxbench_harness::trace::CallRecord>],
     /// `summary.md` before its charts.
     pub summary: String,
     /// The HTML page's title, settings line, and the rows its table shows.
@@ -42,13 +42,13 @@ pub struct Reports<'a> {
     /// The settings line.
     pub settings: &'a str,
     /// The rows the HTML table shows.
-    pub table: &'a [ctxbench::report::ResultRow],
+    pub table: &'a [ctxbench_harness::report::ResultRow],
 }
 
 /// Writes results.csv (replacing the streamed partial file), results.json, the charts,
 /// summary.md with them embedded, and a self-contained index.html.
 pub fn write_reports(r: Reports<'_>) -> anyhow::Result<()> {
-    use ctxbench::report::{csv, html, json};
+    use ctxbench_harness::report::{csv, html, json};
     write_atomic(&r.out.join("results.csv"), &csv(r.rows)?)?;
     let partial = r.out.join("results.csv.partial");
     std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;

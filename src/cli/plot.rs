@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ctxbench::plot::{Chart, charts, png, svg};
-use ctxbench::report::{ResultRow, read_csv};
-use ctxbench::trace::CallRecord;
+use ctxbench_harness::plot::{Chart, charts, png, svg};
+use ctxbench_harness::report::{ResultRow, read_csv};
+use ctxbench_harness::trace::CallRecord;
 
 use super::output::write_atomic;
 

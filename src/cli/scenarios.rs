@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use ctxbench::scenario::{Scenario, files_in, load_scenario};
+use ctxbench_harness::scenario::{Scenario, files_in, load_scenario};
 
 /// The files named, or every `*.json` under `scenarios/` sorted by name; a folder stands for
 /// the `*.json` files in it.

@@ -1,4 +1,4 @@
-//! `ctxbench serve`: the sockets around [`ctxbench::http::serve::Endpoint`]. Worker threads take
+//! `ctxbench serve`: the sockets around [`ctxbench_harness::http::serve::Endpoint`]. Worker threads take
 //! requests from one listener; Ctrl-C (or `POST /ctxbench/shutdown`) stops them, and the runs'
 //! results and traces are written.
 
@@ -12,12 +12,12 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
-use ctxbench::http::error_body;
-use ctxbench::http::serve::{Endpoint, Response, ServeConfig};
-use ctxbench::human::thousands;
-use ctxbench::report::{csv, json, table};
-use ctxbench::scenario::load_scenario;
-use ctxbench::settings::RunSettings;
+use ctxbench_harness::http::error_body;
+use ctxbench_harness::http::serve::{Endpoint, Response, ServeConfig};
+use ctxbench_harness::human::thousands;
+use ctxbench_harness::report::{csv, json, table};
+use ctxbench_harness::scenario::load_scenario;
+use ctxbench_harness::settings::RunSettings;
 
 use super::output::{trace_lines, write_atomic};
 use super::settings_args::{OverflowArg, TokenizerArg};

@@ -4,10 +4,10 @@
 //! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`].
 
 use clap::{Args, ValueEnum};
-use ctxbench::compact::Strategy;
-use ctxbench::policy::Policy;
-use ctxbench::settings::{OnOverflow, Overflow, RunSettings, parse_estimator, parse_tokenizer};
-use ctxbench::tokens::{CounterKind, Estimator};
+use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::policy::Policy;
+use ctxbench_compact::tokens::{CounterKind, Estimator};
+use ctxbench_harness::settings::{OnOverflow, Overflow, RunSettings, parse_estimator, parse_tokenizer};
 
 /// How a configuration is run.
 #[derive(Debug, Args)]

@@ -8,13 +8,13 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ctxbench::compact::parse_strategy_list;
-use ctxbench::human::thousands;
-use ctxbench::policy::Policy;
-use ctxbench::report::{CsvRows, ResultRow, csv, markdown, read_csv};
-use ctxbench::run::run_scenario;
-use ctxbench::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
-use ctxbench::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
+use ctxbench_compact::compact::parse_strategy_list;
+use ctxbench_compact::policy::Policy;
+use ctxbench_harness::human::thousands;
+use ctxbench_harness::report::{CsvRows, ResultRow, csv, markdown, read_csv};
+use ctxbench_harness::run::run_scenario;
+use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
+use ctxbench_harness::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 

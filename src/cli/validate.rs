@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
-use ctxbench::scenario::load_scenario;
+use ctxbench_harness::scenario::load_scenario;
 
 use super::scenarios::scenario_files;
 

@@ -1,9 +1,8 @@
 //! `ctxbench compact` as a user runs it: output shape, reports, and errors with exit code 2.
 
-use crate::cmd::ctxbench;
-
 use serde_json::Value;
 
+use crate::cmd::ctxbench;
 use crate::fixtures;
 
 fn fixture(name: &str) -> String {

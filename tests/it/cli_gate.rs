@@ -1,11 +1,11 @@
 //! `ctxbench gate` as CI runs it: exit codes, the rows it names, and an update that can be
 //! killed at any moment without leaving a half-written baseline.
 
-use crate::cmd::{ctxbench, scratch};
-
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, Stdio};
 use std::time::Duration;
+
+use crate::cmd::{ctxbench, scratch};
 
 /// Results of two scenarios and three strategies, with extra flags.
 fn results(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {

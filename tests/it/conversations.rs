@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use ctxbench::conversation::first_user;
-use ctxbench::{Compactor, CounterKind, Policy, RequestBody, Strategy, check_pairing};
+use ctxbench_compact::conversation::first_user;
+use ctxbench_compact::{Compactor, CounterKind, Policy, RequestBody, Strategy, check_pairing};
 
 use crate::fixtures::{fixture, json_files};
 

@@ -1,7 +1,7 @@
 //! Exact counts against OpenAI's tiktoken (`tests/fixtures/oracles/tiktoken-counts.jsonl`), with
 //! the recipe of docs/counting.md.
 
-use ctxbench::{Conversation, CounterKind, Message};
+use ctxbench_compact::{Conversation, CounterKind, Message};
 use serde_json::Value;
 
 use crate::fixtures::{fixture, jsonl};

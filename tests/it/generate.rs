@@ -3,7 +3,7 @@
 //! null and array contents, tiny and huge results, CJK, emoji and control characters, later
 //! system messages, pending calls at the end), policies and strategies.
 
-use ctxbench::{Conversation, Message, Policy, Role};
+use ctxbench_compact::{Conversation, Message, Policy, Role};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use ctxbench::import::{ImportOptions, Imported, import};
-use ctxbench::scenario::parse_scenario;
+use ctxbench_harness::import::{ImportOptions, Imported, import};
+use ctxbench_harness::scenario::parse_scenario;
 use serde_json::{Value, json};
 
 use crate::cmd::{ctxbench, read, scratch};
@@ -200,7 +200,7 @@ fn import_writes_scenarios_that_compare_runs() {
     let rows = csv.lines().count() - 1;
     assert_eq!(
         rows,
-        2 * ctxbench::compact::STANDARD_STRATEGIES.len(),
+        2 * ctxbench_compact::compact::STANDARD_STRATEGIES.len(),
         "every standard strategy on both"
     );
 }

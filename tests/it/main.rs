@@ -13,6 +13,7 @@ mod counts;
 mod import;
 mod plots;
 mod properties;
+mod render;
 mod renders;
 mod scenario_files;
 mod scenarios;

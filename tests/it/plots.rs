@@ -1,12 +1,12 @@
 //! Charts, checked for what they contain: series, reference lines, marks, labels, the Pareto
 //! front; and that a chart draws to the same bytes every time.
 
-use ctxbench::plot::{bill, charts, frontier, pareto, png, svg, well};
-use ctxbench::report::ResultRow;
-use ctxbench::run::run_scenario;
-use ctxbench::scenario::load_scenario;
-use ctxbench::settings::RunSettings;
-use ctxbench::trace::CallRecord;
+use ctxbench_harness::plot::{bill, charts, frontier, pareto, png, svg, well};
+use ctxbench_harness::report::ResultRow;
+use ctxbench_harness::run::run_scenario;
+use ctxbench_harness::scenario::load_scenario;
+use ctxbench_harness::settings::RunSettings;
+use ctxbench_harness::trace::CallRecord;
 use proptest::prelude::*;
 
 fn bike_shop(strategies: &[&str]) -> (Vec<Vec<CallRecord>>, Vec<ResultRow>) {
@@ -41,7 +41,7 @@ fn the_well_shows_each_call_the_window_and_what_happened() {
     );
     let rules: Vec<f64> = chart.rules.iter().map(|r| r.y).collect();
     assert_eq!(rules, [6000.0, 4800.0], "the window and the threshold");
-    use ctxbench::plot::chart::MarkKind;
+    use ctxbench_harness::plot::chart::MarkKind;
     assert_eq!(
         chart.marks.iter().filter(|m| m.kind == MarkKind::Overflow).count(),
         1,

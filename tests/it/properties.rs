@@ -1,9 +1,9 @@
 //! The invariants of DESIGN §5, over generated histories, random policies and every strategy and
 //! pipeline: at least 1,000 cases per property (`PROPTEST_CASES` raises it).
 
-use ctxbench::compact::{Compaction, StageSpec};
-use ctxbench::conversation::{first_user, keep_from};
-use ctxbench::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, check_pairing};
+use ctxbench_compact::compact::{Compaction, StageSpec};
+use ctxbench_compact::conversation::{first_user, keep_from};
+use ctxbench_compact::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, check_pairing};
 use proptest::prelude::*;
 
 use crate::generate::{conversation, policy, strategy};
@@ -177,8 +177,8 @@ proptest! {
 /// A summarizer that answers with a short fixed text, as a model would.
 struct Fixed;
 
-impl ctxbench::compact::Summarizer for Fixed {
-    fn summarize(&mut self, request: &ctxbench::compact::SummaryRequest) -> Option<String> {
+impl ctxbench_compact::compact::Summarizer for Fixed {
+    fn summarize(&mut self, request: &ctxbench_compact::compact::SummaryRequest) -> Option<String> {
         Some(format!("{} characters about orders.", request.messages[0].text().len()))
     }
 }
@@ -203,8 +203,8 @@ proptest! {
         prop_assert_eq!(instructions(&after.messages), instructions(&c.messages));
         // The summary is no request: the protected tail starts where it did.
         prop_assert_eq!(
-            ctxbench::conversation::request_count(&after.messages).min(policy.keep_recent_turns),
-            ctxbench::conversation::request_count(&c.messages).min(policy.keep_recent_turns)
+            ctxbench_compact::conversation::request_count(&after.messages).min(policy.keep_recent_turns),
+            ctxbench_compact::conversation::request_count(&c.messages).min(policy.keep_recent_turns)
         );
         if first.is_empty() {
             let tail = keep_from(&c.messages, policy.keep_recent_turns);

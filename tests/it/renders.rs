@@ -1,8 +1,9 @@
 //! What each strategy does to a conversation, as people read it: the history before and after,
 //! one line per message, snapshot-tested.
 
-use ctxbench::render::render;
-use ctxbench::{Compactor, CounterKind, Policy, RequestBody, Strategy};
+use ctxbench_compact::{Compactor, CounterKind, Policy, RequestBody, Strategy};
+
+use crate::render::render;
 
 fn before_and_after(strategy: &str, window: u64) -> String {
     let path = format!("{}/tests/fixtures/support-chat.json", env!("CARGO_MANIFEST_DIR"));

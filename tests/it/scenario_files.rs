@@ -1,13 +1,13 @@
 //! Scenario files: what loading accepts, and the errors that name the file, the request and the
 //! step when it does not.
 
-use ctxbench::Message;
-use ctxbench::model::{CallKind, Model, ModelError, ModelRequest};
-use ctxbench::provider::Provider;
-use ctxbench::scenario::parse_scenario;
-use ctxbench::scripted::ScriptedModel;
-use ctxbench::settings::Overflow;
-use ctxbench::tokens::CounterKind;
+use ctxbench_compact::Message;
+use ctxbench_compact::tokens::CounterKind;
+use ctxbench_harness::agent::model::{CallKind, Model, ModelError, ModelRequest};
+use ctxbench_harness::scenario::parse_scenario;
+use ctxbench_harness::settings::Overflow;
+use ctxbench_harness::sim::provider::Provider;
+use ctxbench_harness::sim::scripted::ScriptedModel;
 use serde_json::{Value, json};
 
 fn base() -> Value {
@@ -110,7 +110,7 @@ fn the_provider_rejects_a_broken_history() {
         kind: CallKind::Agent,
         system: None,
         messages: &orphan,
-        tools: &ctxbench::tool_schemas::NO_TOOLS,
+        tools: &ctxbench_compact::tool_schemas::NO_TOOLS,
         request: 0,
         summary: None,
     };

@@ -3,14 +3,14 @@
 
 use std::path::Path;
 
-use ctxbench::compact::STANDARD_STRATEGIES;
-use ctxbench::metrics::RunMetrics;
-use ctxbench::run::{RunResult, run_scenario};
-use ctxbench::scenario::{Scenario, files_in, load_scenario};
-use ctxbench::settings::{OnOverflow, Overflow, RunSettings};
-use ctxbench::tokens::CounterKind;
-use ctxbench::tokens::Estimator;
-use ctxbench::trace::CallRecord;
+use ctxbench_compact::compact::STANDARD_STRATEGIES;
+use ctxbench_compact::tokens::CounterKind;
+use ctxbench_compact::tokens::Estimator;
+use ctxbench_harness::metrics::RunMetrics;
+use ctxbench_harness::run::{RunResult, run_scenario};
+use ctxbench_harness::scenario::{Scenario, files_in, load_scenario};
+use ctxbench_harness::settings::{OnOverflow, Overflow, RunSettings};
+use ctxbench_harness::trace::CallRecord;
 
 fn scenario(name: &str) -> Scenario {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -237,7 +237,7 @@ fn compact_retry_recovers_an_overflow_with_the_true_count() {
         retry
             .trace
             .iter()
-            .any(|r| r.retry && r.outcome == ctxbench::trace::Outcome::Ok)
+            .any(|r| r.retry && r.outcome == ctxbench_harness::trace::Outcome::Ok)
     );
 }
 

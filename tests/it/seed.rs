@@ -1,7 +1,7 @@
 //! The seed's own `compact()` outputs (TypeScript under Node, and its Python listing) against
 //! `reference`, and against `truncate+drop` with the `chars4` estimator: byte for byte.
 
-use ctxbench::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy};
+use ctxbench_compact::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy};
 use serde_json::Value;
 
 use crate::fixtures::{fixture, jsonl};

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use ctxbench::http::{HttpConfig, HttpModel};
-use ctxbench::model::{CallKind, Model, ModelError, ModelRequest};
-use ctxbench::tokens::CounterKind;
-use ctxbench::{Message, Role};
+use ctxbench_compact::tokens::CounterKind;
+use ctxbench_compact::{Message, Role};
+use ctxbench_harness::agent::model::{CallKind, Model, ModelError, ModelRequest};
+use ctxbench_harness::http::{HttpConfig, HttpModel};
 use serde_json::{Value, json};
 
 use crate::cmd::{ctxbench, read, scratch};
@@ -302,14 +302,14 @@ fn model(url: &str) -> HttpModel {
     HttpModel::new(config, CounterKind::Chars4.counter())
 }
 
-fn ask(model: &mut HttpModel) -> Result<ctxbench::model::ModelReply, ModelError> {
+fn ask(model: &mut HttpModel) -> Result<ctxbench_harness::agent::model::ModelReply, ModelError> {
     let system = Message::new(Role::System, "Be brief.");
     let messages = [Message::new(Role::User, "Hi")];
     model.complete(ModelRequest {
         kind: CallKind::Agent,
         system: Some(&system),
         messages: &messages,
-        tools: &ctxbench::tool_schemas::NO_TOOLS,
+        tools: &ctxbench_compact::tool_schemas::NO_TOOLS,
         request: 0,
         summary: None,
     })
@@ -376,7 +376,7 @@ struct Timed<M> {
 }
 
 impl<M: Model> Model for Timed<M> {
-    fn complete(&mut self, req: ModelRequest<'_>) -> Result<ctxbench::model::ModelReply, ModelError> {
+    fn complete(&mut self, req: ModelRequest<'_>) -> Result<ctxbench_harness::agent::model::ModelReply, ModelError> {
         let start = std::time::Instant::now();
         let reply = self.inner.complete(req);
         self.took.push(start.elapsed());
@@ -390,19 +390,20 @@ impl<M: Model> Model for Timed<M> {
 /// Figures for the README: `cargo test --release --test it load -- --nocapture`.
 #[test]
 fn load_ten_thousand_calls_from_sixteen_clients() {
-    use ctxbench::run::{run_live, run_scenario};
-    use ctxbench::settings::RunSettings;
+    use ctxbench_harness::run::{run_live, run_scenario};
+    use ctxbench_harness::settings::RunSettings;
     const CLIENTS: usize = 16;
     const CALLS: usize = 10_000;
     let dir = scratch("serve-load");
     let path = "scenarios/bike-shop-return.json";
     let served = Served::start(path, &dir.join("serve"), &["--threads", "8"]);
-    let scenario = ctxbench::scenario::load_scenario(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path), 0).unwrap();
+    let scenario =
+        ctxbench_harness::scenario::load_scenario(&Path::new(env!("CARGO_MANIFEST_DIR")).join(path), 0).unwrap();
     let configs: Vec<RunSettings> = ["none", "truncate+drop"]
         .iter()
         .map(|s| RunSettings::new(s.parse().unwrap()))
         .collect();
-    let expected: Vec<Vec<ctxbench::trace::CallRecord>> = configs
+    let expected: Vec<Vec<ctxbench_harness::trace::CallRecord>> = configs
         .iter()
         .map(|c| run_scenario(&scenario, c, &mut |_| {}).unwrap().trace)
         .collect();

@@ -1,0 +1,518 @@
+//! One chat message in OpenAI's chat-completions wire format (DESIGN §3).
+//!
+//! A [`Message`] keeps the JSON object it was read from, key order included, so that unknown
+//! fields, `null` versus absent, and the raw `arguments` string survive a round trip verbatim.
+//! It stores it compactly (`message/fields.rs`): the role parsed, known names without heap
+//! strings, tool calls in the canonical shape as plain strings.
+//!
+//! Invariant: every `Message` has passed [`Message::from_value`]'s checks, so the accessors
+//! never meet a malformed `tool_calls` entry or a tool result without a `tool_call_id`.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+mod fields;
+
+use fields::Slot;
+pub(crate) use fields::{Call, FieldValue, Key};
+
+use crate::costs::{Costs, TEXT_CODE_POINTS, TEXT_UTF16};
+use crate::json_len::{code_points, utf16_len};
+
+/// What a ctxbench summary message starts with; such a user message is not a request.
+pub const SUMMARY_PREFIX: &str = "[Summary of earlier conversation]";
+
+/// Who wrote a message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// Instructions from the application; the first one is the system prompt.
+    System,
+    /// OpenAI's newer name for system instructions; treated as `system`.
+    Developer,
+    /// The person; each user message opens a request.
+    User,
+    /// The model: text, tool calls, or both.
+    Assistant,
+    /// A tool's result, answering one tool call by its id.
+    Tool,
+}
+
+impl Role {
+    /// The wire name of the role.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(name: &str) -> Option<Role> {
+        Some(match name {
+            "system" => Role::System,
+            "developer" => Role::Developer,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            _ => return None,
+        })
+    }
+
+    /// `system` or `developer`: instructions, never removed or rewritten by a strategy.
+    pub fn is_instruction(self) -> bool {
+        matches!(self, Role::System | Role::Developer)
+    }
+}
+
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a JSON value is not a valid message; `path` is relative to the message (`tool_calls[0].id`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageError {
+    /// Where in the message, empty for the message itself.
+    pub path: String,
+    /// What is wrong, and what was expected.
+    pub msg: String,
+}
+
+impl fmt::Display for MessageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            f.write_str(&self.msg)
+        } else {
+            write!(f, "{}: {}", self.path, self.msg)
+        }
+    }
+}
+
+fn invalid(path: impl Into<String>, msg: impl Into<String>) -> MessageError {
+    MessageError {
+        path: path.into(),
+        msg: msg.into(),
+    }
+}
+
+/// One tool call of an assistant message, borrowed from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ToolCall<'a> {
+    /// The call's id, which its result's `tool_call_id` repeats.
+    pub id: &'a str,
+    /// The function's name.
+    pub name: &'a str,
+    /// The arguments, a JSON text kept exactly as the model wrote it.
+    pub arguments: &'a str,
+}
+
+/// A chat message: its role, and the JSON object it is, kept verbatim.
+///
+/// It also remembers what each counter found it costs, so that a history is counted once per
+/// run, not once per call; changing the content forgets those costs.
+#[derive(Clone, Debug)]
+pub struct Message {
+    role: Role,
+    fields: Vec<(Key, Slot)>,
+    costs: Costs,
+}
+
+/// Two messages are equal when they have the same fields, whatever their order (inside a field,
+/// order counts, as in the JSON text).
+impl PartialEq for Message {
+    fn eq(&self, other: &Message) -> bool {
+        self.role == other.role
+            && self.fields.len() == other.fields.len()
+            && self.fields.iter().all(|(k, v)| other.slot(k) == Some(v))
+    }
+}
+
+impl Message {
+    /// Checks a JSON value against the wire format and wraps it. Accepts `content` as a string,
+    /// `null`, absent, or an array of parts; `tool_calls` as absent, `null` or an array of
+    /// `{id, function: {name, arguments}}` with `arguments` a string.
+    pub fn from_value(value: Value) -> Result<Message, MessageError> {
+        let Value::Object(body) = value else {
+            return Err(invalid("", format!("expected a JSON object, found {}", kind(&value))));
+        };
+        let role = match body.get("role") {
+            Some(Value::String(name)) => Role::parse(name).ok_or_else(|| {
+                invalid(
+                    "role",
+                    format!("unknown role {name:?}; expected system, developer, user, assistant or tool"),
+                )
+            })?,
+            Some(other) => {
+                return Err(invalid("role", format!("expected a string, found {}", kind(other))));
+            }
+            None => return Err(invalid("", "missing \"role\"")),
+        };
+        match body.get("content") {
+            None | Some(Value::Null | Value::String(_) | Value::Array(_)) => {}
+            Some(other) => {
+                return Err(invalid(
+                    "content",
+                    format!("expected a string, null or an array of parts, found {}", kind(other)),
+                ));
+            }
+        }
+        check_tool_calls(role, &body)?;
+        if role == Role::Tool && !matches!(body.get("tool_call_id"), Some(Value::String(_))) {
+            return Err(invalid("tool_call_id", "a tool result needs a string \"tool_call_id\""));
+        }
+        if let Some(name) = body.get("name") {
+            if !name.is_string() {
+                return Err(invalid("name", format!("expected a string, found {}", kind(name))));
+            }
+        }
+        let fields = body
+            .into_iter()
+            .map(|(name, value)| {
+                let key = Key::parse(name);
+                let slot = match (&key, value) {
+                    (Key::Role, _) => Slot::Role,
+                    (Key::ToolCalls, Value::Array(list)) => match fields::canonical_calls(&list) {
+                        Some(calls) => Slot::Calls(calls),
+                        None => Slot::Json(Box::new(Value::Array(list))),
+                    },
+                    (_, value) => Slot::from_value(value),
+                };
+                (key, slot)
+            })
+            .collect();
+        Ok(Message {
+            role,
+            fields,
+            costs: Costs::new(),
+        })
+    }
+
+    fn with_fields(role: Role, fields: Vec<(Key, Slot)>) -> Message {
+        Message {
+            role,
+            fields,
+            costs: Costs::new(),
+        }
+    }
+
+    /// A message with a role and a string content.
+    pub fn new(role: Role, content: impl Into<String>) -> Message {
+        Message::with_fields(
+            role,
+            vec![(Key::Role, Slot::Role), (Key::Content, Slot::Str(content.into()))],
+        )
+    }
+
+    /// A tool result answering `tool_call_id`.
+    pub fn tool_result(tool_call_id: impl Into<String>, content: impl Into<String>) -> Message {
+        Message::tool_result_as(tool_call_id, None, Some(content.into()))
+    }
+
+    /// A tool result, written `{"role":"tool","tool_call_id":…,"name":…,"content":…}` with the
+    /// tool's `name` when given (as some agents send it) and `content: null` for `None`.
+    pub fn tool_result_as(tool_call_id: impl Into<String>, name: Option<&str>, content: Option<String>) -> Message {
+        let mut fields = Vec::with_capacity(4);
+        fields.push((Key::Role, Slot::Role));
+        fields.push((Key::ToolCallId, Slot::Str(tool_call_id.into())));
+        if let Some(name) = name {
+            fields.push((Key::Name, Slot::Str(name.into())));
+        }
+        fields.push((
+            Key::Content,
+            content.map_or(Slot::Json(Box::new(Value::Null)), Slot::Str),
+        ));
+        Message::with_fields(Role::Tool, fields)
+    }
+
+    /// An assistant message with `content: null` and the given calls (`id`, `name`, `arguments`).
+    pub fn assistant_calls<'a>(calls: impl IntoIterator<Item = ToolCall<'a>>) -> Message {
+        let calls: Vec<Call> = calls
+            .into_iter()
+            .map(|c| Call {
+                id: c.id.to_owned(),
+                name: c.name.to_owned(),
+                arguments: c.arguments.to_owned(),
+            })
+            .collect();
+        let calls = if calls.is_empty() {
+            Slot::Json(Box::new(Value::Array(Vec::new())))
+        } else {
+            Slot::Calls(calls)
+        };
+        Message::with_fields(
+            Role::Assistant,
+            vec![
+                (Key::Role, Slot::Role),
+                (Key::Content, Slot::Json(Box::new(Value::Null))),
+                (Key::ToolCalls, calls),
+            ],
+        )
+    }
+
+    /// A field's stored value.
+    fn slot(&self, key: &Key) -> Option<&Slot> {
+        self.fields.iter().find_map(|(k, v)| (k == key).then_some(v))
+    }
+
+    /// A field's value when it is a string.
+    fn str_field(&self, key: Key) -> Option<&str> {
+        match self.slot(&key)? {
+            Slot::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Sets `content` in its place (at the end when absent), returning what it held.
+    fn put_content(&mut self, content: Slot) -> Option<Value> {
+        match self.fields.iter_mut().find(|(k, _)| *k == Key::Content) {
+            Some((_, slot)) => std::mem::replace(slot, content).into_value(),
+            None => {
+                self.fields.push((Key::Content, content));
+                None
+            }
+        }
+    }
+
+    /// The fields in order, as a JSON writer or a length reads them.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&Key, FieldValue<'_>)> {
+        self.fields.iter().map(|(k, v)| {
+            let value = match v {
+                Slot::Role => FieldValue::Name(self.role.as_str()),
+                Slot::Str(s) => FieldValue::Str(s),
+                Slot::Calls(calls) => FieldValue::Calls(calls),
+                Slot::Json(value) => FieldValue::Json(value),
+            };
+            (k, value)
+        })
+    }
+
+    /// The role.
+    pub fn role(&self) -> Role {
+        self.role
+    }
+
+    /// The `content` field as written: `None` when absent, `Some(Value::Null)` when `null`.
+    /// A string is copied into a `Value` (see [`Message::content_str`] to borrow it).
+    pub fn content(&self) -> Option<Cow<'_, Value>> {
+        match self.slot(&Key::Content)? {
+            Slot::Str(s) => Some(Cow::Owned(Value::String(s.clone()))),
+            Slot::Json(value) => Some(Cow::Borrowed(value)),
+            Slot::Role | Slot::Calls(_) => None,
+        }
+    }
+
+    /// Whether the content is absent or `null`; [`Message::content`] without the copy.
+    pub fn content_is_null(&self) -> bool {
+        match self.slot(&Key::Content) {
+            None => true,
+            Some(Slot::Json(value)) => value.is_null(),
+            Some(_) => false,
+        }
+    }
+
+    /// Whether two messages have the same `content`; [`Message::content`] without the copies.
+    /// A string is always stored as `Slot::Str`, so equal contents are equal slots.
+    pub fn same_content(&self, other: &Message) -> bool {
+        self.slot(&Key::Content) == other.slot(&Key::Content)
+    }
+
+    /// Whether this message opens a request: a user message that is not a ctxbench summary.
+    pub fn is_request(&self) -> bool {
+        self.role == Role::User && !self.content_str().is_some_and(|c| c.starts_with(SUMMARY_PREFIX))
+    }
+
+    /// The content when it is a plain string.
+    pub fn content_str(&self) -> Option<&str> {
+        self.str_field(Key::Content)
+    }
+
+    /// The content's text: the string, the concatenated `text` of its parts, or `""`.
+    pub fn text(&self) -> Cow<'_, str> {
+        match self.slot(&Key::Content) {
+            Some(Slot::Str(s)) => Cow::Borrowed(s),
+            Some(Slot::Json(value)) => match value.as_array() {
+                Some(parts) => Cow::Owned(
+                    parts
+                        .iter()
+                        .filter_map(|part| part.get("text").and_then(Value::as_str))
+                        .collect(),
+                ),
+                None => Cow::Borrowed(""),
+            },
+            _ => Cow::Borrowed(""),
+        }
+    }
+
+    /// Replaces the content by a string, keeping the field's place among the others.
+    pub fn set_content(&mut self, content: String) {
+        self.costs.forget();
+        self.put_content(Slot::Str(content));
+    }
+
+    /// The cost a counter found for this message (in its `slot`), computing it the first time.
+    pub(crate) fn cost(&self, slot: usize, compute: impl FnOnce() -> u64) -> u64 {
+        self.costs.get(slot, compute)
+    }
+
+    /// The cost a counter found in its `slot`, if it counted the message since it last changed.
+    pub(crate) fn known_cost(&self, slot: usize) -> Option<u64> {
+        self.costs.known(slot)
+    }
+
+    /// The length of [`Message::text`] in UTF-16 units, remembered like a cost; `chars4` notes it
+    /// while counting the message, so a note's `N chars` does not read the text again.
+    pub(crate) fn text_utf16_len(&self) -> u64 {
+        self.cost(TEXT_UTF16, || utf16_len(&self.text()))
+    }
+
+    /// The length of [`Message::text`] in code points, as [`Message::text_utf16_len`].
+    pub(crate) fn text_code_points(&self) -> u64 {
+        self.cost(TEXT_CODE_POINTS, || code_points(&self.text()))
+    }
+
+    /// Sets the content, returning the field as it was (`None` when absent), for
+    /// [`Message::restore_content`].
+    pub fn replace_content(&mut self, content: Value) -> Option<Value> {
+        self.costs.forget();
+        self.put_content(Slot::from_value(content))
+    }
+
+    /// Puts back what [`Message::replace_content`] returned, absent included.
+    pub fn restore_content(&mut self, old: Option<Value>) {
+        self.costs.forget();
+        match old {
+            Some(value) => {
+                self.put_content(Slot::from_value(value));
+            }
+            None => self.fields.retain(|(k, _)| *k != Key::Content),
+        }
+    }
+
+    /// The tool calls of an assistant message, in order; empty when there are none.
+    pub fn calls(&self) -> impl Iterator<Item = ToolCall<'_>> {
+        let (canonical, other): (&[Call], &[Value]) = match self.slot(&Key::ToolCalls) {
+            Some(Slot::Calls(calls)) => (calls, &[]),
+            Some(Slot::Json(value)) => (&[], value.as_array().map_or(&[][..], Vec::as_slice)),
+            _ => (&[], &[]),
+        };
+        canonical.iter().map(Call::view).chain(other.iter().filter_map(|call| {
+            let call = call.as_object()?;
+            let function = member(call, "function")?.as_object()?;
+            Some(ToolCall {
+                id: member(call, "id")?.as_str()?,
+                name: member(function, "name")?.as_str()?,
+                arguments: member(function, "arguments")?.as_str()?,
+            })
+        }))
+    }
+
+    /// Whether this is an assistant message with at least one tool call.
+    pub fn has_calls(&self) -> bool {
+        self.calls().next().is_some()
+    }
+
+    /// The id a tool result answers.
+    pub fn tool_call_id(&self) -> Option<&str> {
+        self.str_field(Key::ToolCallId)
+    }
+
+    /// The optional `name` field (a tool result's tool, or a participant's name).
+    pub fn name(&self) -> Option<&str> {
+        self.str_field(Key::Name)
+    }
+
+    /// The whole JSON object, as it will be written (a copy).
+    pub fn to_map(&self) -> Map<String, Value> {
+        self.entries()
+            .map(|(k, v)| (k.as_str().to_owned(), v.to_value()))
+            .collect()
+    }
+
+    /// The JSON object.
+    pub fn into_value(self) -> Value {
+        Value::Object(self.to_map())
+    }
+}
+
+/// A member of a JSON object, found by walking its few fields: cheaper than hashing the key.
+fn member<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
+    object.iter().find_map(|(k, v)| (k == key).then_some(v))
+}
+
+fn check_tool_calls(role: Role, body: &Map<String, Value>) -> Result<(), MessageError> {
+    let list = match body.get("tool_calls") {
+        None | Some(Value::Null) => return Ok(()),
+        Some(Value::Array(list)) => list,
+        Some(other) => {
+            return Err(invalid(
+                "tool_calls",
+                format!("expected an array, found {}", kind(other)),
+            ));
+        }
+    };
+    if role != Role::Assistant && !list.is_empty() {
+        return Err(invalid(
+            "tool_calls",
+            format!("only assistant messages make tool calls, not {role}"),
+        ));
+    }
+    for (k, call) in list.iter().enumerate() {
+        let field = |name: &str, v: Option<&Value>| -> Result<(), MessageError> {
+            match v {
+                Some(Value::String(_)) => Ok(()),
+                Some(other) => Err(invalid(
+                    format!("tool_calls[{k}].{name}"),
+                    format!("expected a string, found {}", kind(other)),
+                )),
+                None => Err(invalid(format!("tool_calls[{k}]"), format!("missing \"{name}\""))),
+            }
+        };
+        field("id", call.get("id"))?;
+        let Some(function) = call.get("function").filter(|f| f.is_object()) else {
+            return Err(invalid(format!("tool_calls[{k}]"), "missing the \"function\" object"));
+        };
+        field("function.name", function.get("name"))?;
+        field("function.arguments", function.get("arguments"))?;
+    }
+    Ok(())
+}
+
+/// The JSON type of a value, for error messages.
+pub(crate) fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
+        for (key, value) in self.entries() {
+            map.serialize_entry(key.as_str(), &value)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Message::from_value(value).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

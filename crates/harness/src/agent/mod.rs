@@ -1,0 +1,262 @@
+//! The agent loop (the seed's `ask`): one history across requests, the compactor before every
+//! model call, tool calls run and answered, `max_turns` agent and refetch calls per request.
+//!
+//! It is the loop a Rust agent would embed: generic over the [`Model`] (scripted or live) and the
+//! [`Tools`]. It writes one [`CallRecord`] per model call, summary calls included, and stops
+//! the run when the server rejects a request it cannot recover from.
+
+pub mod model;
+pub mod record;
+pub mod tools;
+
+use std::sync::Arc;
+
+use ctxbench_compact::compact::{Compaction, Compactor, Summarizer, SummaryRequest};
+use ctxbench_compact::conversation::Conversation;
+use ctxbench_compact::message::Message;
+use ctxbench_compact::tokens::TokenCounter;
+use ctxbench_compact::tool_schemas::NO_TOOLS;
+
+use crate::agent::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
+use crate::agent::record::{CallPlace, call_record};
+use crate::agent::tools::Tools;
+use crate::settings::OnOverflow;
+use crate::trace::{CallRecord, CompactionRecord};
+
+/// How a request ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// The model answered (its last reply had no tool calls).
+    Answered,
+    /// No answer within `max_turns` (or the script had no step left).
+    NoAnswer,
+    /// The run cannot go on.
+    Stopped(String),
+}
+
+/// What the loop needs besides its parts: the server's counter and what to do on an overflow.
+#[derive(Clone)]
+pub struct LoopOptions {
+    /// The counter the server bills with: it measures what an accepted call's prefix cost, and
+    /// decides the compaction after an overflow.
+    pub true_counter: Arc<dyn TokenCounter>,
+    /// What to do on a context-length error.
+    pub on_overflow: OnOverflow,
+}
+
+/// An agent: a model, its tools, a compactor, and the history they share.
+pub struct Agent<M, T> {
+    /// The model (behind its server).
+    pub model: M,
+    /// The tools.
+    pub tools: T,
+    /// The compactor, run before every call.
+    pub compactor: Compactor,
+    /// The conversation so far.
+    pub conversation: Conversation,
+    options: LoopOptions,
+    trace: Vec<CallRecord>,
+    tokens_sent: u64,
+}
+
+impl<M: Model, T: Tools> Agent<M, T> {
+    /// An agent starting from `conversation` (system prompt, preamble, tool schemas).
+    pub fn new(
+        model: M,
+        tools: T,
+        compactor: Compactor,
+        conversation: Conversation,
+        options: LoopOptions,
+    ) -> Agent<M, T> {
+        Agent {
+            model,
+            tools,
+            compactor,
+            conversation,
+            options,
+            trace: Vec::new(),
+            tokens_sent: 0,
+        }
+    }
+
+    /// The calls so far.
+    pub fn trace(&self) -> &[CallRecord] {
+        &self.trace
+    }
+
+    /// Takes the trace.
+    pub fn into_trace(self) -> Vec<CallRecord> {
+        self.trace
+    }
+
+    /// Whether a context-length error can be recovered from by compacting again.
+    fn recovers_from_overflow(&self) -> bool {
+        self.options.on_overflow == OnOverflow::CompactRetry && !self.compactor.strategy().is_none()
+    }
+
+    /// Answers one request: `request` is its number in the conversation (0-based).
+    /// `on_call` sees each call's record as it happens.
+    pub fn ask(
+        &mut self,
+        request: usize,
+        user: Message,
+        max_turns: usize,
+        on_call: &mut dyn FnMut(&CallRecord),
+    ) -> Ask {
+        self.conversation.messages.push(user);
+        for turn in 1..=max_turns {
+            let compaction = self.compact(request, false, on_call);
+            let reply = match self.call(request, turn, compaction, false, on_call) {
+                Ok(reply) => reply,
+                Err(ModelError::ScriptEnded) => return Ask::NoAnswer,
+                Err(ModelError::ContextWindowExceeded { .. }) if self.recovers_from_overflow() => {
+                    let compaction = self.compact(request, true, on_call);
+                    match self.call(request, turn, compaction, true, on_call) {
+                        Ok(reply) => reply,
+                        Err(e) => return Ask::Stopped(e.to_string()),
+                    }
+                }
+                Err(e) => return Ask::Stopped(e.to_string()),
+            };
+            let calls: Vec<_> = reply.message.calls().collect();
+            let results = if calls.is_empty() {
+                None
+            } else {
+                Some(self.tools.answer(&calls))
+            };
+            self.conversation.messages.push(reply.message);
+            match results {
+                None => return Ask::Answered,
+                Some(results) => self.conversation.messages.extend(results),
+            }
+        }
+        Ask::NoAnswer
+    }
+
+    /// Compacts before a call (after an overflow: with the server's counter, to the hard limit).
+    fn compact(
+        &mut self,
+        request: usize,
+        after_overflow: bool,
+        on_call: &mut dyn FnMut(&CallRecord),
+    ) -> (CompactionRecord, u64) {
+        let mut summarizer = LoopSummarizer {
+            model: &mut self.model,
+            trace: &mut self.trace,
+            tokens_sent: &mut self.tokens_sent,
+            counter: self.options.true_counter.as_ref(),
+            window: self.compactor.policy().window,
+            request,
+            on_call,
+        };
+        let done: Compaction = if after_overflow {
+            let counter = self.options.true_counter.clone();
+            self.compactor
+                .compact_after_overflow(&mut self.conversation, counter.as_ref(), Some(&mut summarizer))
+        } else {
+            self.compactor.compact_with(&mut self.conversation, &mut summarizer)
+        };
+        let record = CompactionRecord {
+            tokens_before: done.tokens_before,
+            tokens_after: done.tokens_after,
+            truncated: done.counts.truncated,
+            masked: done.counts.masked,
+            dropped: done.counts.dropped,
+            cannot_fit: done.cannot_fit,
+            stages: done.stages.iter().filter(|s| s.ran).map(|s| s.stage.clone()).collect(),
+        };
+        (record, done.limit)
+    }
+
+    fn call(
+        &mut self,
+        request: usize,
+        turn: usize,
+        (compaction, limit): (CompactionRecord, u64),
+        retry: bool,
+        on_call: &mut dyn FnMut(&CallRecord),
+    ) -> Result<ModelReply, ModelError> {
+        let c = &self.conversation;
+        let estimator = self.compactor.estimator();
+        let estimated_tokens = estimator.count(c.system.as_ref(), &c.messages, &c.tools);
+        let req = ModelRequest {
+            kind: CallKind::Agent,
+            system: c.system.as_ref(),
+            messages: &c.messages,
+            tools: &c.tools,
+            request,
+            summary: None,
+        };
+        let result = self.model.complete(req);
+        if matches!(result, Err(ModelError::ScriptEnded)) {
+            return result;
+        }
+        let place = CallPlace {
+            call: self.trace.len() + 1,
+            request: request + 1,
+            turn,
+            window: self.compactor.policy().window,
+            limit,
+            estimated_tokens,
+            compaction: Some(compaction),
+            retry,
+        };
+        let mut record = call_record(
+            place,
+            &req,
+            self.options.true_counter.as_ref(),
+            &result,
+            self.tokens_sent,
+        );
+        record.strategy = self.compactor.name().to_owned();
+        match &result {
+            Ok(reply) => self.compactor.observe(c, reply.usage.prompt_tokens),
+            Err(ModelError::ContextWindowExceeded { .. }) => record.stops_run = retry || !self.recovers_from_overflow(),
+            Err(_) => record.stops_run = true,
+        }
+        self.tokens_sent = record.tokens_sent;
+        on_call(&record);
+        self.trace.push(record);
+        result
+    }
+}
+
+/// Makes `summarize`'s call through the agent's model, and records it.
+struct LoopSummarizer<'a, M> {
+    model: &'a mut M,
+    trace: &'a mut Vec<CallRecord>,
+    tokens_sent: &'a mut u64,
+    counter: &'a dyn TokenCounter,
+    window: u64,
+    request: usize,
+    on_call: &'a mut dyn FnMut(&CallRecord),
+}
+
+impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
+    fn summarize(&mut self, summary: &SummaryRequest) -> Option<String> {
+        let req = ModelRequest {
+            kind: CallKind::Summary,
+            system: Some(&summary.system),
+            messages: &summary.messages,
+            tools: &NO_TOOLS,
+            request: self.request,
+            summary: Some(&summary.ask),
+        };
+        let result = self.model.complete(req);
+        let place = CallPlace {
+            call: self.trace.len() + 1,
+            request: self.request + 1,
+            turn: 0,
+            window: self.window,
+            limit: summary.limit,
+            estimated_tokens: summary.estimated_tokens,
+            compaction: None,
+            retry: false,
+        };
+        let record = call_record(place, &req, self.counter, &result, *self.tokens_sent);
+        *self.tokens_sent = record.tokens_sent;
+        (self.on_call)(&record);
+        self.trace.push(record);
+        result.ok().map(|reply| reply.message.text().into_owned())
+    }
+}

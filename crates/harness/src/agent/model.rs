@@ -1,0 +1,136 @@
+//! The model boundary: what the agent loop sends and what comes back, the same for the scripted
+//! model of a simulation and a live endpoint. A request carries its kind, so no model guesses
+//! a summary request from its text.
+
+use std::fmt;
+
+use ctxbench_compact::compact::SummaryAsk;
+use ctxbench_compact::message::Message;
+use ctxbench_compact::pairing::PairingError;
+use ctxbench_compact::tool_schemas::ToolSchemas;
+
+/// Why a call was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallKind {
+    /// A turn of the agent loop.
+    Agent,
+    /// A turn the model spent calling tools again for facts it no longer saw.
+    Refetch,
+    /// A `summarize` stage asking for a summary of old exchanges.
+    Summary,
+}
+
+impl CallKind {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallKind::Agent => "agent",
+            CallKind::Refetch => "refetch",
+            CallKind::Summary => "summary",
+        }
+    }
+}
+
+/// One request to the model: a whole chat request body.
+#[derive(Clone, Copy, Debug)]
+pub struct ModelRequest<'a> {
+    /// `Agent` or `Summary` (a model answers an agent request with a refetch on its own).
+    pub kind: CallKind,
+    /// The system prompt.
+    pub system: Option<&'a Message>,
+    /// The history.
+    pub messages: &'a [Message],
+    /// Tool schemas.
+    pub tools: &'a ToolSchemas,
+    /// Which request of the conversation the loop is answering (0-based); a live model ignores it.
+    pub request: usize,
+    /// For a summary call: what the summary is asked to keep, and its size.
+    pub summary: Option<&'a SummaryAsk>,
+}
+
+/// What the provider reports of a call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// True tokens of the request as billed (after any server-side truncation).
+    pub prompt_tokens: u64,
+    /// True tokens of the reply.
+    pub completion_tokens: u64,
+    /// The server cut the oldest messages to make it fit (`--overflow truncate`).
+    pub truncated: bool,
+}
+
+/// What a scripted model knows of the facts behind a reply (a live model reports none).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FactReport {
+    /// The scenario step this reply played, if any.
+    pub step: Option<(usize, usize)>,
+    /// Facts the step needed.
+    pub needed: Vec<String>,
+    /// Of those, facts absent from the request and not refetched: lost.
+    pub lost: Vec<String>,
+    /// Facts this reply asks the tools for again.
+    pub refetched: Vec<String>,
+}
+
+/// A model's answer.
+#[derive(Clone, Debug)]
+pub struct ModelReply {
+    /// The assistant message (tool calls, content, or both).
+    pub message: Message,
+    /// `Agent`, `Refetch` or `Summary`.
+    pub kind: CallKind,
+    /// Token counts from the provider.
+    pub usage: Usage,
+    /// Facts, when the model knows them.
+    pub facts: FactReport,
+}
+
+/// Why a call failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelError {
+    /// The request does not fit the context window (HTTP 400 `context_length_exceeded`).
+    ContextWindowExceeded {
+        /// True tokens of the request.
+        needed: u64,
+        /// The window.
+        limit: u64,
+    },
+    /// The history breaks the pairing rule; real APIs reject it.
+    Pairing(PairingError),
+    /// A scripted model has no step left for this request: the request ends unanswered.
+    ScriptEnded,
+    /// Anything else (transport, server error).
+    Other(String),
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::ContextWindowExceeded { needed, limit } => {
+                write!(
+                    f,
+                    "context length exceeded: {needed} tokens requested, the window is {limit}"
+                )
+            }
+            ModelError::Pairing(e) => write!(f, "invalid history: {e}"),
+            ModelError::ScriptEnded => f.write_str("the script has no step left for this request"),
+            ModelError::Other(msg) => f.write_str(msg),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+/// A chat model: scripted in a simulation, or a live endpoint.
+pub trait Model {
+    /// Answers one request.
+    fn complete(&mut self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError>;
+}
+
+/// A borrowed model is a model, so a caller keeps it (and what it measured) after a run.
+impl<M: Model + ?Sized> Model for &mut M {
+    fn complete(&mut self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
+        (**self).complete(request)
+    }
+}

@@ -1,0 +1,383 @@
+//! The gate: compares current results with a baseline, figure by figure, the way criterion
+//! compares benchmarks: each row is improved, unchanged or regressed.
+//!
+//! Rows are matched on their whole key (scenario and configuration). Rows still unmatched are
+//! paired on scenario and strategy when that pairing is unique on both sides, and the settings
+//! that differ are named (a team changed its threshold, say). Every gated figure is "lower is
+//! better": `tokens_sent`, `model_calls` and `peak_request_tokens` may grow within the tolerance;
+//! `facts_lost`, `overflows`, `pairing_errors` and `answers_wrong` may not grow at all. A run
+//! that completes where it stopped before is improved (one that stops now, regressed), and its
+//! cost figures are not compared: a stopped run sent less. `exact` gates every figure with no
+//! tolerance, improvements included.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::Value;
+
+mod report;
+
+pub use report::{gate_junit, gate_markdown, gate_summary};
+
+use crate::report::{ResultRow, Row};
+
+/// Figures that may grow by the tolerance.
+pub const GROWTH_FIGURES: [&str; 3] = ["tokens_sent", "model_calls", "peak_request_tokens"];
+/// Figures that may not grow at all.
+pub const STRICT_FIGURES: [&str; 4] = ["facts_lost", "overflows", "pairing_errors", "answers_wrong"];
+
+/// How much a figure may grow.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub enum Tolerance {
+    /// A fraction of the baseline (`5%` is 0.05).
+    Relative(f64),
+    /// A number of units.
+    Absolute(f64),
+}
+
+impl Tolerance {
+    /// Parses `5%`, `+2%`, `100` or `+100`.
+    pub fn parse(text: &str) -> Option<Tolerance> {
+        let text = text.trim().trim_start_matches('+');
+        let tolerance = match text.strip_suffix('%') {
+            Some(p) => Tolerance::Relative(p.trim().parse::<f64>().ok()? / 100.0),
+            None => Tolerance::Absolute(text.parse().ok()?),
+        };
+        let value = match tolerance {
+            Tolerance::Relative(v) | Tolerance::Absolute(v) => v,
+        };
+        (value >= 0.0 && value.is_finite()).then_some(tolerance)
+    }
+
+    /// The largest growth allowed from `baseline`.
+    pub fn allowed(self, baseline: f64) -> f64 {
+        match self {
+            Tolerance::Relative(r) => baseline.abs() * r,
+            Tolerance::Absolute(a) => a,
+        }
+    }
+}
+
+impl fmt::Display for Tolerance {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tolerance::Relative(r) => write!(f, "+{}%", r * 100.0),
+            Tolerance::Absolute(a) => write!(f, "+{a}"),
+        }
+    }
+}
+
+/// The gate's settings.
+#[derive(Clone, Debug)]
+pub struct GateConfig {
+    /// For the growth figures.
+    pub tolerance: Tolerance,
+    /// Per-figure overrides.
+    pub allow: BTreeMap<String, Tolerance>,
+    /// Any change of any figure fails, improvements included.
+    pub exact: bool,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            tolerance: Tolerance::Relative(0.0),
+            allow: BTreeMap::new(),
+            exact: false,
+        }
+    }
+}
+
+impl GateConfig {
+    /// The tolerance of a figure, if the gate looks at it.
+    fn tolerance(&self, figure: &str) -> Option<Tolerance> {
+        if self.exact {
+            return Some(Tolerance::Absolute(0.0));
+        }
+        if let Some(t) = self.allow.get(figure) {
+            return Some(*t);
+        }
+        if GROWTH_FIGURES.contains(&figure) {
+            Some(self.tolerance)
+        } else if STRICT_FIGURES.contains(&figure) {
+            Some(Tolerance::Absolute(0.0))
+        } else {
+            None
+        }
+    }
+}
+
+/// The outcome of a figure or a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Worse beyond what is allowed.
+    Regressed,
+    /// Better (or, with `exact`, merely different).
+    Improved,
+    /// The same, or worse within the tolerance.
+    Unchanged,
+}
+
+impl Verdict {
+    /// The word reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Regressed => "regressed",
+            Verdict::Improved => "improved",
+            Verdict::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// One figure that changed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FigureChange {
+    /// The figure's column name.
+    pub figure: String,
+    /// Its baseline value.
+    pub baseline: Value,
+    /// Its current value.
+    pub current: Value,
+    /// `current − baseline`, for numbers.
+    pub delta: Option<f64>,
+    /// The growth allowed; `None` for a figure the gate does not look at (shown for context).
+    pub allowed: Option<f64>,
+    /// What this change means.
+    pub verdict: Verdict,
+}
+
+impl FigureChange {
+    /// `delta` relative to the baseline, where both are numbers and the baseline is not 0.
+    pub fn relative(&self) -> Option<f64> {
+        let base = self.baseline.as_f64()?;
+        (base != 0.0).then(|| self.delta.unwrap_or(0.0) / base.abs())
+    }
+
+    /// How bad a change is, to sort by: its relative size, and anything from 0 (a first lost
+    /// fact, a first overflow) worst of all.
+    fn severity(&self) -> f64 {
+        match (self.relative(), self.delta) {
+            (Some(r), _) => r.abs(),
+            (None, Some(d)) if d != 0.0 => f64::INFINITY,
+            _ => 0.0,
+        }
+    }
+}
+
+/// One matched row.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RowComparison {
+    /// Scenario name.
+    pub scenario: String,
+    /// Canonical strategy.
+    pub strategy: String,
+    /// Settings that differ between the two sides (`threshold 0.8 → 0.95`), if paired loosely.
+    pub settings: Vec<String>,
+    /// The row's verdict: regressed if any figure regressed, else improved if any improved.
+    pub verdict: Verdict,
+    /// The figures that changed.
+    pub changes: Vec<FigureChange>,
+}
+
+/// The whole comparison.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GateReport {
+    /// Matched rows, worst first.
+    pub rows: Vec<RowComparison>,
+    /// Rows only in the baseline (`scenario · strategy · settings`).
+    pub only_in_baseline: Vec<String>,
+    /// Rows only in the current results.
+    pub only_in_current: Vec<String>,
+    /// With `exact`, any change fails.
+    pub exact: bool,
+}
+
+impl GateReport {
+    /// Rows with a given verdict.
+    pub fn count(&self, verdict: Verdict) -> usize {
+        self.rows.iter().filter(|r| r.verdict == verdict).count()
+    }
+
+    /// Whether the gate fails: a regression, or with `exact` any change.
+    pub fn fails(&self) -> bool {
+        self.count(Verdict::Regressed) > 0 || (self.exact && self.rows.iter().any(|r| !r.changes.is_empty()))
+    }
+}
+
+/// A row's key as one comparable string, and its settings by name.
+fn key_of(row: &ResultRow) -> (String, Vec<(String, String)>) {
+    let settings: Vec<(String, String)> = row
+        .key()
+        .into_iter()
+        .map(|(k, v)| (k, v.as_str().map_or_else(|| v.to_string(), str::to_owned)))
+        .collect();
+    let key = settings
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(";");
+    (key, settings)
+}
+
+fn label(row: &ResultRow) -> String {
+    let (_, settings) = key_of(row);
+    let rest: Vec<String> = settings
+        .iter()
+        .filter(|(k, _)| k != "scenario" && k != "strategy")
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    format!("{} · {} · {}", row.scenario, row.settings.strategy, rest.join(" "))
+}
+
+/// Compares current rows with baseline rows.
+pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfig) -> GateReport {
+    let mut pairs: Vec<(&ResultRow, &ResultRow)> = Vec::new();
+    let mut left_b: Vec<&ResultRow> = Vec::new();
+    // Current rows by key, each taken at most once, in their order.
+    let mut by_key: BTreeMap<String, std::collections::VecDeque<usize>> = BTreeMap::new();
+    for (i, c) in current.iter().enumerate() {
+        by_key.entry(key_of(c).0).or_default().push_back(i);
+    }
+    let mut taken = vec![false; current.len()];
+    for b in baseline {
+        match by_key.get_mut(&key_of(b).0).and_then(|q| q.pop_front()) {
+            Some(i) => {
+                taken[i] = true;
+                pairs.push((b, &current[i]));
+            }
+            None => left_b.push(b),
+        }
+    }
+    let mut left_c: Vec<&ResultRow> = current
+        .iter()
+        .zip(&taken)
+        .filter(|(_, t)| !**t)
+        .map(|(c, _)| c)
+        .collect();
+    // Loose pairing on (scenario, strategy), where it is unique on both sides.
+    let loose = |r: &ResultRow| (r.scenario.clone(), r.settings.strategy.to_string());
+    let mut only_b = Vec::new();
+    for b in left_b {
+        let same = |r: &&ResultRow| loose(r) == loose(b);
+        let candidates: Vec<usize> = (0..left_c.len()).filter(|&i| same(&left_c[i])).collect();
+        let unique_in_baseline = baseline.iter().filter(|r| loose(r) == loose(b)).count() == 1;
+        if let ([i], true) = (candidates.as_slice(), unique_in_baseline) {
+            pairs.push((b, left_c.remove(*i)));
+        } else {
+            only_b.push(label(b));
+        }
+    }
+    let only_c = left_c.iter().map(|r| label(r)).collect();
+    let mut rows: Vec<RowComparison> = pairs.into_iter().map(|(b, c)| compare_row(b, c, config)).collect();
+    rows.sort_by(|a, b| {
+        let worst = |r: &RowComparison| {
+            r.changes
+                .iter()
+                .filter(|c| c.verdict == r.verdict)
+                .map(FigureChange::severity)
+                .fold(0.0, f64::max)
+        };
+        a.verdict
+            .cmp(&b.verdict)
+            .then(worst(b).total_cmp(&worst(a)))
+            .then(a.scenario.cmp(&b.scenario))
+    });
+    GateReport {
+        rows,
+        only_in_baseline: only_b,
+        only_in_current: only_c,
+        exact: config.exact,
+    }
+}
+
+fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparison {
+    let (_, bs) = key_of(b);
+    let (_, cs) = key_of(c);
+    let settings = bs
+        .iter()
+        .zip(&cs)
+        .filter(|((_, x), (_, y))| x != y)
+        .map(|((name, x), (_, y))| format!("{name} {x} → {y}"))
+        .collect();
+    let figures_b = serde_json::to_value(&b.metrics).unwrap_or(Value::Null);
+    let figures_c = serde_json::to_value(&c.metrics).unwrap_or(Value::Null);
+    // A run that stopped early sent less: its cost is not comparable with a complete run's.
+    let completion_changed = b.metrics.completed != c.metrics.completed;
+    let mut changes = Vec::new();
+    for (figure, vb) in figures_b.as_object().into_iter().flatten() {
+        let vc = figures_c.get(figure).cloned().unwrap_or(Value::Null);
+        if *vb == vc {
+            continue;
+        }
+        let delta = match (vb.as_f64(), vc.as_f64()) {
+            (Some(x), Some(y)) => Some(y - x),
+            _ => None,
+        };
+        if figure == "completed" {
+            let verdict = if c.metrics.completed {
+                Verdict::Improved
+            } else {
+                Verdict::Regressed
+            };
+            changes.push(FigureChange {
+                figure: figure.clone(),
+                baseline: vb.clone(),
+                current: vc,
+                delta,
+                allowed: Some(0.0),
+                verdict,
+            });
+            continue;
+        }
+        let comparable = !(completion_changed && GROWTH_FIGURES.contains(&figure.as_str()));
+        let tolerance = config.tolerance(figure).filter(|_| comparable);
+        let allowed = tolerance.map(|t| t.allowed(vb.as_f64().unwrap_or(0.0)));
+        let verdict = match (delta, allowed) {
+            (Some(d), Some(a)) if d > a => Verdict::Regressed,
+            (Some(d), Some(_)) if d < 0.0 => Verdict::Improved,
+            // A non-numeric figure (completed) changing, under `exact`.
+            (None, Some(_)) => Verdict::Regressed,
+            (_, Some(_)) if config.exact => Verdict::Regressed,
+            _ => Verdict::Unchanged,
+        };
+        changes.push(FigureChange {
+            figure: figure.clone(),
+            baseline: vb.clone(),
+            current: vc,
+            delta,
+            allowed,
+            verdict,
+        });
+    }
+    let verdict = if changes.iter().any(|c| c.verdict == Verdict::Regressed) {
+        Verdict::Regressed
+    } else if changes.iter().any(|c| c.verdict == Verdict::Improved) {
+        Verdict::Improved
+    } else {
+        Verdict::Unchanged
+    };
+    RowComparison {
+        scenario: b.scenario.clone(),
+        strategy: b.settings.strategy.to_string(),
+        settings,
+        verdict,
+        changes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerances() {
+        assert_eq!(Tolerance::parse("5%"), Some(Tolerance::Relative(0.05)));
+        assert_eq!(Tolerance::parse("+2%"), Some(Tolerance::Relative(0.02)));
+        assert_eq!(Tolerance::parse("100"), Some(Tolerance::Absolute(100.0)));
+        assert_eq!(Tolerance::parse("-1%"), None);
+        assert_eq!(Tolerance::parse("lots"), None);
+        assert_eq!(Tolerance::Relative(0.05).allowed(2000.0), 100.0);
+    }
+}

@@ -1,0 +1,148 @@
+//! The gate's report for people (Markdown: the rows that changed, worst first) and for CI
+//! systems (JUnit XML: one test case per row).
+
+use serde_json::Value;
+
+use super::{FigureChange, GROWTH_FIGURES, GateReport, RowComparison, Verdict};
+use crate::human::thousands;
+
+fn number(v: &Value) -> String {
+    match v {
+        Value::Number(n) => n.as_u64().map_or_else(|| n.to_string(), thousands),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn delta(change: &FigureChange) -> String {
+    match (change.delta, change.relative()) {
+        (Some(d), Some(r)) => format!("{d:+} ({:+.1}%)", r * 100.0),
+        (Some(d), None) => format!("{d:+}"),
+        _ => "changed".into(),
+    }
+}
+
+fn verdict_cell(row: &RowComparison, change: &FigureChange) -> &'static str {
+    let completion_changed = row.changes.iter().any(|c| c.figure == "completed");
+    match change.allowed {
+        Some(_) => change.verdict.as_str(),
+        None if completion_changed && GROWTH_FIGURES.contains(&change.figure.as_str()) => {
+            "not comparable (completion changed)"
+        }
+        None => "not gated",
+    }
+}
+
+fn row_name(row: &RowComparison) -> String {
+    if row.settings.is_empty() {
+        format!("{} · {}", row.scenario, row.strategy)
+    } else {
+        format!("{} · {} ({})", row.scenario, row.strategy, row.settings.join(", "))
+    }
+}
+
+/// One line saying how it went.
+pub fn gate_summary(report: &GateReport) -> String {
+    let verdict = if report.fails() { "FAILED" } else { "passed" };
+    format!(
+        "gate {verdict}: {} rows, {} regressed, {} improved, {} unchanged{}",
+        report.rows.len(),
+        report.count(Verdict::Regressed),
+        report.count(Verdict::Improved),
+        report.count(Verdict::Unchanged),
+        if report.exact { " (exact: any change fails)" } else { "" }
+    )
+}
+
+/// The rows that changed, worst first, as Markdown.
+pub fn gate_markdown(report: &GateReport) -> String {
+    let mut out = format!("### ctxbench gate\n\n{}\n", gate_summary(report));
+    let changed: Vec<&RowComparison> = report.rows.iter().filter(|r| !r.changes.is_empty()).collect();
+    if !changed.is_empty() {
+        out.push_str(
+            "\n| row | figure | baseline | current | delta | verdict |\n| --- | --- | ---: | ---: | ---: | --- |\n",
+        );
+        for row in changed {
+            for change in &row.changes {
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} | {} | {} |\n",
+                    row_name(row),
+                    change.figure,
+                    number(&change.baseline),
+                    number(&change.current),
+                    delta(change),
+                    verdict_cell(row, change)
+                ));
+            }
+        }
+    }
+    for (title, rows) in [
+        ("only in the baseline", &report.only_in_baseline),
+        ("only in the current results", &report.only_in_current),
+    ] {
+        if !rows.is_empty() {
+            out.push_str(&format!("\nRows {title}:\n"));
+            for row in rows {
+                out.push_str(&format!("- {row}\n"));
+            }
+        }
+    }
+    out
+}
+
+fn xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// One JUnit test case per row; a regressed row (or, with `exact`, a changed one) fails.
+pub fn gate_junit(report: &GateReport) -> String {
+    let failing = |r: &RowComparison| r.verdict == Verdict::Regressed || (report.exact && !r.changes.is_empty());
+    let failures = report.rows.iter().filter(|r| failing(r)).count();
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"ctxbench gate\" tests=\"{}\" failures=\"{failures}\">\n",
+        report.rows.len()
+    );
+    for row in &report.rows {
+        out.push_str(&format!(
+            "  <testcase classname=\"{}\" name=\"{}\"",
+            xml(&row.scenario),
+            xml(&format!(
+                "{}{}",
+                row.strategy,
+                if row.settings.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", row.settings.join(", "))
+                }
+            ))
+        ));
+        if failing(row) {
+            let what: Vec<String> = row
+                .changes
+                .iter()
+                .filter(|c| c.verdict == Verdict::Regressed || report.exact)
+                .map(|c| {
+                    format!(
+                        "{} {} → {} ({})",
+                        c.figure,
+                        number(&c.baseline),
+                        number(&c.current),
+                        delta(c)
+                    )
+                })
+                .collect();
+            out.push_str(&format!(
+                ">\n    <failure message=\"{}\">{}</failure>\n  </testcase>\n",
+                xml(&what.join("; ")),
+                xml(&what.join("\n"))
+            ));
+        } else {
+            out.push_str("/>\n");
+        }
+    }
+    out.push_str("</testsuite>\n");
+    out
+}

@@ -1,0 +1,529 @@
+//! `ctxbench serve`'s endpoint, without the sockets: an OpenAI-compatible chat-completions API
+//! that plays a scenario's scripted model against whatever history a client sends, enforces the
+//! window with the true counter, and records every call.
+//!
+//! Each conversation (its first user message and the body's `user` field) is its own run, with
+//! its own trace and figures. A call is placed in the script by its last user message and the
+//! assistant turns after it ([`ScriptedModel::place`]). Rejections are shaped as OpenAI's:
+//! status, `error.type`, `error.code`.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use ctxbench_compact::compact::SummaryAsk;
+use ctxbench_compact::conversation::Conversation;
+use ctxbench_compact::fact::FactKind;
+use ctxbench_compact::message::Message;
+use ctxbench_compact::tokens::{CounterKind, TokenCounter};
+use ctxbench_compact::tool_schemas::ToolSchemas;
+use serde_json::{Map, Value, json};
+
+use super::{SUMMARY_HEADER, context_length_message, error_body};
+use crate::agent::model::{CallKind, Model, ModelError, ModelRequest};
+use crate::agent::record::{CallPlace, call_record};
+use crate::metrics::{RunMetrics, metrics};
+use crate::report::Row;
+use crate::scenario::Scenario;
+use crate::settings::Overflow;
+use crate::sim::provider::Provider;
+use crate::sim::scripted::ScriptedModel;
+use crate::trace::{CallRecord, Outcome};
+
+/// How the endpoint behaves.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    /// The context window it enforces.
+    pub window: u64,
+    /// What it counts and bills with.
+    pub tokenizer: CounterKind,
+    /// What it does with a request over the window.
+    pub overflow: Overflow,
+    /// The seed of the scripted model's draws.
+    pub seed: u64,
+    /// The largest request body it reads, in bytes.
+    pub max_body: usize,
+}
+
+/// An HTTP answer: status, JSON body, and whether the server should stop after sending it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The JSON body.
+    pub body: Value,
+    /// `POST /ctxbench/shutdown` was asked.
+    pub shutdown: bool,
+}
+
+impl Response {
+    fn json(status: u16, body: Value) -> Response {
+        Response {
+            status,
+            body,
+            shutdown: false,
+        }
+    }
+
+    fn error(status: u16, message: &str, param: Option<&str>, code: Option<&str>) -> Response {
+        Response::json(status, error_body(message, "invalid_request_error", param, code))
+    }
+}
+
+/// One conversation a client holds with the endpoint.
+struct Run<'a> {
+    /// `user` field, or `conversation-N`.
+    label: String,
+    server: Provider<ScriptedModel<'a>>,
+    trace: Vec<CallRecord>,
+    tokens_sent: u64,
+    /// The tool schemas of the last request, kept (with their counts) while requests repeat them.
+    tools: ToolSchemas,
+    /// The request the last agent call was placed in.
+    request: usize,
+    played: BTreeSet<(usize, usize)>,
+}
+
+#[derive(Default)]
+struct Runs<'a> {
+    list: Vec<Arc<Mutex<Run<'a>>>>,
+    by_key: BTreeMap<(String, Option<String>), usize>,
+    /// The last run of each `user`, and the last run of all, for summary calls.
+    by_user: BTreeMap<String, usize>,
+    last: Option<usize>,
+}
+
+/// The endpoint: a scenario, its settings, and the runs so far.
+pub struct Endpoint<'a> {
+    scenario: &'a Scenario,
+    config: ServeConfig,
+    counter: Arc<dyn TokenCounter>,
+    runs: Mutex<Runs<'a>>,
+}
+
+/// Locks, carrying on after a panic elsewhere (the data stays consistent call by call).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl<'a> Endpoint<'a> {
+    /// An endpoint playing `scenario`.
+    pub fn new(scenario: &'a Scenario, config: ServeConfig) -> Endpoint<'a> {
+        Endpoint {
+            scenario,
+            counter: config.tokenizer.counter(),
+            config,
+            runs: Mutex::default(),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ServeConfig {
+        &self.config
+    }
+
+    /// Answers one HTTP request. `path` may carry a query string; header names are matched
+    /// without regard to case.
+    pub fn handle(&self, method: &str, path: &str, headers: &[(String, String)], body: &[u8]) -> Response {
+        let path = path.split('?').next().unwrap_or("");
+        let path = path.strip_prefix("/v1").filter(|p| p.starts_with('/')).unwrap_or(path);
+        match (method, path) {
+            ("POST", "/chat/completions") => self.chat(headers, body),
+            ("GET", "/models") => Response::json(
+                200,
+                json!({"object": "list", "data": [
+                    {"id": self.scenario.name, "object": "model", "created": 0, "owned_by": "ctxbench"}
+                ]}),
+            ),
+            ("GET", "/ctxbench/report") => Response::json(200, self.report()),
+            ("POST", "/ctxbench/shutdown") => Response {
+                status: 200,
+                body: json!({"shutdown": true}),
+                shutdown: true,
+            },
+            (_, "/chat/completions" | "/models" | "/ctxbench/report" | "/ctxbench/shutdown") => Response::error(
+                405,
+                &format!("Method {method} is not allowed on {path}."),
+                None,
+                Some("method_not_allowed"),
+            ),
+            _ => Response::error(
+                404,
+                &format!("Unknown request URL: {method} {path}."),
+                None,
+                Some("unknown_url"),
+            ),
+        }
+    }
+
+    /// The answer to a body over [`ServeConfig::max_body`].
+    pub fn too_large(&self) -> Response {
+        Response::error(
+            413,
+            &format!("The request body is over {} bytes.", self.config.max_body),
+            None,
+            Some("request_too_large"),
+        )
+    }
+
+    fn chat(&self, headers: &[(String, String)], body: &[u8]) -> Response {
+        if body.len() > self.config.max_body {
+            return self.too_large();
+        }
+        let value: Value = match serde_json::from_slice(body) {
+            Ok(v) => v,
+            Err(e) => {
+                return Response::error(
+                    400,
+                    &format!("We could not parse the JSON body of your request: {e}."),
+                    None,
+                    None,
+                );
+            }
+        };
+        let Some(list) = value.get("messages").and_then(Value::as_array) else {
+            return Response::error(
+                400,
+                "\"messages\" must be an array of messages.",
+                Some("messages"),
+                None,
+            );
+        };
+        if value.get("stream").and_then(Value::as_bool) == Some(true) {
+            return Response::error(
+                400,
+                "ctxbench serve does not stream; send \"stream\": false.",
+                Some("stream"),
+                None,
+            );
+        }
+        let mut messages = Vec::with_capacity(list.len());
+        for (i, m) in list.iter().enumerate() {
+            match Message::from_value(m.clone()) {
+                Ok(m) => messages.push(m),
+                Err(e) => {
+                    return Response::error(
+                        400,
+                        &format!("messages[{i}]: {e}"),
+                        Some(&format!("messages[{i}]")),
+                        None,
+                    );
+                }
+            }
+        }
+        let tools = match value.get("tools") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(t)) => t.clone(),
+            Some(_) => return Response::error(400, "\"tools\" must be an array.", Some("tools"), None),
+        };
+        let user = value.get("user").and_then(Value::as_str).map(str::to_owned);
+        let header = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str())
+        };
+        let summary = header(super::KIND_HEADER).is_some_and(|k| k.eq_ignore_ascii_case("summary"));
+        let ask = summary.then(|| summary_ask(header(SUMMARY_HEADER).unwrap_or("")));
+        let conversation = Conversation::from_messages(messages, tools);
+        let Some(run) = self.run(&conversation, user, summary) else {
+            return Response::error(
+                400,
+                "A summary call came before any conversation.",
+                Some("messages"),
+                Some("ctxbench_no_conversation"),
+            );
+        };
+        let mut run = lock(&run);
+        let model = value
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or(&self.scenario.name)
+            .to_owned();
+        self.call(&mut run, &conversation, ask.as_ref(), &model)
+    }
+
+    /// The run a call belongs to, made on its first call.
+    fn run(&self, c: &Conversation, user: Option<String>, summary: bool) -> Option<Arc<Mutex<Run<'a>>>> {
+        let mut runs = lock(&self.runs);
+        if summary {
+            let i = match &user {
+                Some(u) => runs.by_user.get(u).copied(),
+                None => runs.last,
+            }?;
+            return Some(runs.list[i].clone());
+        }
+        let first = c
+            .messages
+            .iter()
+            .find(|m| m.is_request())
+            .map(|m| m.content().map(|c| c.to_string()).unwrap_or_default())
+            .unwrap_or_default();
+        let key = (first, user.clone());
+        let i = match runs.by_key.get(&key) {
+            Some(&i) => i,
+            None => {
+                let i = runs.list.len();
+                let label = user.clone().unwrap_or_else(|| format!("conversation-{}", i + 1));
+                runs.list.push(Arc::new(Mutex::new(Run {
+                    label,
+                    server: Provider::new(
+                        ScriptedModel::new(self.scenario, self.config.seed),
+                        self.counter.clone(),
+                        self.config.window,
+                        self.config.overflow,
+                    ),
+                    trace: Vec::new(),
+                    tokens_sent: 0,
+                    tools: ToolSchemas::default(),
+                    request: 0,
+                    played: BTreeSet::new(),
+                })));
+                runs.by_key.insert(key, i);
+                i
+            }
+        };
+        if let Some(u) = user {
+            runs.by_user.insert(u, i);
+        }
+        runs.last = Some(i);
+        Some(runs.list[i].clone())
+    }
+
+    fn call(&self, run: &mut Run<'a>, c: &Conversation, ask: Option<&SummaryAsk>, model: &str) -> Response {
+        let kind = if ask.is_some() {
+            CallKind::Summary
+        } else {
+            CallKind::Agent
+        };
+        let mut turn = 0;
+        if kind == CallKind::Agent {
+            match run.server.inner_mut().place(&c.messages) {
+                Ok(request) => run.request = request,
+                Err(e) => return Response::error(400, &e, Some("messages"), Some("ctxbench_unknown_request")),
+            }
+            let last_user = c.messages.iter().rposition(Message::is_request).unwrap_or(0);
+            turn = 1 + c.messages[last_user..]
+                .iter()
+                .filter(|m| m.role() == ctxbench_compact::Role::Assistant)
+                .count();
+        }
+        if run.tools != c.tools {
+            run.tools = c.tools.clone();
+        }
+        let req = ModelRequest {
+            kind,
+            system: c.system.as_ref(),
+            messages: &c.messages,
+            tools: &run.tools,
+            request: run.request,
+            summary: ask,
+        };
+        let result = run.server.complete(req);
+        if matches!(result, Err(ModelError::ScriptEnded)) {
+            return Response::json(
+                200,
+                json!({
+                    "id": format!("chatcmpl-ctxbench-{}", run.trace.len() + 1), "object": "chat.completion",
+                    "created": 0, "model": model,
+                    "choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "stop"}],
+                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "ctxbench_script_ended": true}
+                }),
+            );
+        }
+        let window = self.config.window;
+        let place = CallPlace {
+            call: run.trace.len() + 1,
+            request: run.request + 1,
+            turn,
+            window,
+            limit: window,
+            estimated_tokens: 0,
+            compaction: None,
+            retry: false,
+        };
+        let record = CallRecord {
+            scenario: self.scenario.name.clone(),
+            strategy: run.label.clone(),
+            ..call_record(place, &req, self.counter.as_ref(), &result, run.tokens_sent)
+        };
+        let response = match result {
+            Ok(reply) => {
+                if let (Some(step), CallKind::Agent) = (reply.facts.step, reply.kind) {
+                    run.played.insert(step);
+                }
+                let finish = if record.reply_calls > 0 { "tool_calls" } else { "stop" };
+                Response::json(
+                    200,
+                    json!({
+                        "id": format!("chatcmpl-ctxbench-{}", record.call), "object": "chat.completion",
+                        "created": 0, "model": model,
+                        "choices": [{"index": 0, "message": reply.message.into_value(), "finish_reason": finish}],
+                        "usage": {
+                            "prompt_tokens": record.true_tokens,
+                            "completion_tokens": record.completion_tokens,
+                            "total_tokens": record.true_tokens + record.completion_tokens,
+                            "ctxbench_step": record.step,
+                            "ctxbench_facts_needed": record.needed,
+                            "ctxbench_facts_lost": record.lost,
+                            "ctxbench_facts_refetched": record.refetched,
+                        }
+                    }),
+                )
+            }
+            Err(ModelError::ContextWindowExceeded { needed, limit }) => Response::error(
+                400,
+                &context_length_message(needed, limit),
+                Some("messages"),
+                Some("context_length_exceeded"),
+            ),
+            Err(ModelError::Pairing(broken)) => Response::error(
+                400,
+                &format!(
+                    "Invalid parameter: messages with role 'tool' must be a response to a preceding message \
+                     with 'tool_calls', and every call needs its result ({broken})."
+                ),
+                Some("messages"),
+                None,
+            ),
+            Err(e) => Response::json(500, error_body(&e.to_string(), "server_error", None, None)),
+        };
+        run.tokens_sent = record.tokens_sent;
+        run.trace.push(record);
+        response
+    }
+
+    /// Every run so far, in the order they began: its row and its trace.
+    pub fn runs(&self) -> Vec<(ServedRow, Vec<CallRecord>)> {
+        let list: Vec<Arc<Mutex<Run<'a>>>> = lock(&self.runs).list.clone();
+        let steps: usize = self.scenario.requests.iter().map(|r| r.steps.len()).sum();
+        list.iter()
+            .map(|run| {
+                let run = lock(run);
+                let stopped = run
+                    .trace
+                    .iter()
+                    .any(|r| matches!(r.outcome, Outcome::Overflow | Outcome::PairingError | Outcome::Error));
+                let completed = !stopped && run.played.len() == steps;
+                let row = ServedRow {
+                    scenario: self.scenario.name.clone(),
+                    run: run.label.clone(),
+                    window: self.config.window,
+                    tokenizer: self.config.tokenizer,
+                    overflow: self.config.overflow,
+                    seed: self.config.seed,
+                    metrics: metrics(self.scenario, &run.trace, completed),
+                };
+                (row, run.trace.clone())
+            })
+            .collect()
+    }
+
+    /// `GET /ctxbench/report`: the settings and each run's figures so far.
+    pub fn report(&self) -> Value {
+        let runs: Vec<Value> = self
+            .runs()
+            .into_iter()
+            .map(|(row, trace)| json!({"run": row.run, "calls": trace.len(), "figures": row.metrics}))
+            .collect();
+        json!({
+            "scenario": self.scenario.name,
+            "window": self.config.window,
+            "tokenizer": self.config.tokenizer.as_str(),
+            "overflow": self.config.overflow.as_str(),
+            "seed": self.config.seed,
+            "runs": runs,
+        })
+    }
+}
+
+/// One conversation a client held with the endpoint, as a row of `results.csv`: the endpoint
+/// knows the server's settings, not the client's strategy, so the key is the run's label and
+/// the server's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServedRow {
+    /// The scenario's name.
+    pub scenario: String,
+    /// The run's label: the client's `user` field, or `conversation-N`.
+    pub run: String,
+    /// The window the endpoint enforced.
+    pub window: u64,
+    /// What it counted and billed with.
+    pub tokenizer: CounterKind,
+    /// What it did with a request over the window.
+    pub overflow: Overflow,
+    /// The seed of the scripted model's draws.
+    pub seed: u64,
+    /// The run's figures.
+    pub metrics: RunMetrics,
+}
+
+impl Row for ServedRow {
+    fn key(&self) -> Map<String, Value> {
+        let mut map = Map::new();
+        map.insert("scenario".into(), json!(self.scenario));
+        map.insert("run".into(), json!(self.run));
+        map.insert("window".into(), json!(self.window));
+        map.insert("tokenizer".into(), json!(self.tokenizer.as_str()));
+        map.insert("overflow".into(), json!(self.overflow.as_str()));
+        map.insert("seed".into(), json!(self.seed));
+        map
+    }
+
+    fn scenario(&self) -> &str {
+        &self.scenario
+    }
+
+    fn label(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.run)
+    }
+
+    fn metrics(&self) -> &RunMetrics {
+        &self.metrics
+    }
+}
+
+/// `ratio=0.1;keep=id,number`; what is missing or does not parse takes the default (0.1, none).
+fn summary_ask(header: &str) -> SummaryAsk {
+    let mut ask = SummaryAsk {
+        keep: Vec::new(),
+        ratio: 0.1,
+    };
+    for part in header.split(';') {
+        match part.trim().split_once('=') {
+            Some(("ratio", r)) => {
+                if let Ok(r) = r.trim().parse::<f64>() {
+                    if r > 0.0 && r <= 1.0 {
+                        ask.ratio = r;
+                    }
+                }
+            }
+            Some(("keep", kinds)) => ask.keep = kinds.split(',').filter_map(|k| FactKind::parse(k.trim())).collect(),
+            _ => {}
+        }
+    }
+    ask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::http::client::summary_header;
+
+    #[test]
+    fn a_summary_ask_travels_in_its_header() {
+        let ask = SummaryAsk {
+            keep: vec![FactKind::Id, FactKind::Number],
+            ratio: 0.25,
+        };
+        assert_eq!(summary_header(&ask), "ratio=0.25;keep=id,number");
+        assert_eq!(summary_ask(&summary_header(&ask)), ask);
+        assert_eq!(
+            summary_ask("ratio=7;keep=bogus"),
+            SummaryAsk {
+                keep: vec![],
+                ratio: 0.1
+            }
+        );
+    }
+}

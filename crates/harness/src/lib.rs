@@ -1,0 +1,38 @@
+//! The ctxbench harness: measures what a compaction strategy costs and breaks by replaying
+//! scenarios through the real agent loop, with a scripted model behind a simulated server, and
+//! turns the calls into figures, reports, charts and a CI gate. The compactor itself is the
+//! `ctxbench_compact` crate; this one never prints, and touches files only to load scenarios.
+//!
+//! # Layout, in the order data flows
+//!
+//! - [`settings`]: [`RunSettings`], everything a run depends on besides its scenario; the row
+//!   key of every results file.
+//! - [`scenario`]: scenario files (parsed, padded, validated) and their fixture tools.
+//! - [`agent`]: the loop a Rust agent embeds ([`agent::Agent`]), the [`agent::model::Model`] and
+//!   [`agent::tools::Tools`] it is generic over, and the trace line of each call.
+//! - [`sim`]: the simulated world: the scripted model and the server in front of it.
+//! - [`run`]: one scenario × one [`RunSettings`], simulated or against a live model.
+//! - [`trace`] and [`metrics`]: one line per call, and the figures, a pure function of them.
+//! - [`report`], [`plot`], [`gate`], [`sweep`]: rows and their exporters, charts, the baseline
+//!   gate, grids of settings.
+//! - [`import`] and [`http`]: logged conversations to scenarios; live endpoints both ways.
+//! - [`human`]: numbers for people.
+
+pub mod agent;
+mod error;
+pub mod gate;
+pub mod http;
+pub mod human;
+pub mod import;
+pub mod metrics;
+pub mod plot;
+pub mod report;
+pub mod run;
+pub mod scenario;
+pub mod settings;
+pub mod sim;
+pub mod sweep;
+pub mod trace;
+
+pub use error::Error;
+pub use settings::RunSettings;

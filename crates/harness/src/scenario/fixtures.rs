@@ -1,0 +1,90 @@
+//! A scenario's tools: [`FixtureTools`] answers from the scenario's fixtures, as the seed's loop
+//! would: results matched by tool name and arguments (compared as JSON values), several results
+//! for one key returned in order with the last repeating, `Unknown tool: NAME` for a tool that
+//! does not exist. The results of parallel calls come back in order of their delay.
+
+use ctxbench_compact::message::{Message, ToolCall};
+use serde_json::Value;
+
+use super::{FixtureResult, Tool};
+use crate::agent::tools::Tools;
+
+/// A scenario's fixture results.
+#[derive(Clone, Debug)]
+pub struct FixtureTools<'a> {
+    tools: &'a [Tool],
+    /// Per tool, per result: how many calls that result's key has served.
+    served: Vec<Vec<usize>>,
+    /// Tool messages carry the tool's `name`.
+    named: bool,
+}
+
+/// What a call comes back with.
+enum Answer<'a> {
+    Fixture(&'a FixtureResult),
+    Text(String),
+}
+
+impl<'a> FixtureTools<'a> {
+    /// Tools answering from these fixtures.
+    pub fn new(tools: &'a [Tool]) -> FixtureTools<'a> {
+        let served = tools.iter().map(|t| vec![0; t.results.len()]).collect();
+        FixtureTools {
+            tools,
+            served,
+            named: false,
+        }
+    }
+
+    /// Tool messages carry the tool's `name` between `tool_call_id` and `content`.
+    pub fn named(mut self, named: bool) -> FixtureTools<'a> {
+        self.named = named;
+        self
+    }
+
+    fn lookup(&mut self, name: &str, arguments: &str) -> Answer<'a> {
+        let Some(t) = self.tools.iter().position(|t| t.name == name) else {
+            return Answer::Text(format!("Unknown tool: {name}"));
+        };
+        let Ok(args) = serde_json::from_str::<Value>(arguments) else {
+            return Answer::Text(format!("Error: the arguments of {name} are not JSON: {arguments}"));
+        };
+        let tool = &self.tools[t];
+        let matching: Vec<usize> = (0..tool.results.len())
+            .filter(|&k| tool.results[k].args == args)
+            .collect();
+        let Some(&first) = matching.first() else {
+            return Answer::Text(format!("Error: no result of {name} for {args}"));
+        };
+        // The key's call count lives on its first result.
+        let n = self.served[t][first];
+        self.served[t][first] += 1;
+        Answer::Fixture(&tool.results[matching[n.min(matching.len() - 1)]])
+    }
+}
+
+impl Tools for FixtureTools<'_> {
+    fn call(&mut self, name: &str, arguments: &str) -> String {
+        match self.lookup(name, arguments) {
+            Answer::Fixture(result) => result.text.clone().unwrap_or_default(),
+            Answer::Text(text) => text,
+        }
+    }
+
+    fn answer(&mut self, calls: &[ToolCall<'_>]) -> Vec<Message> {
+        let mut answers: Vec<(u64, Message)> = calls
+            .iter()
+            .map(|c| {
+                let (delay, content) = match self.lookup(c.name, c.arguments) {
+                    Answer::Fixture(result) => (result.delay, result.text.clone()),
+                    Answer::Text(text) => (0, Some(text)),
+                };
+                let message = Message::tool_result_as(c.id, self.named.then_some(c.name), content);
+                (delay, message)
+            })
+            .collect();
+        // Stable: equal delays keep the order of the calls.
+        answers.sort_by_key(|(delay, _)| *delay);
+        answers.into_iter().map(|(_, m)| m).collect()
+    }
+}

@@ -1,0 +1,167 @@
+//! Scenarios (DESIGN §6): a conversation the scripted model replays, the tool fixtures it calls,
+//! and the facts its steps depend on. Loading parses, pads (seeded) and validates; nothing runs
+//! on an invalid scenario.
+
+mod file;
+mod fixtures;
+mod load;
+pub(crate) mod padding;
+
+use ctxbench_compact::message::Message;
+use ctxbench_compact::tool_schemas::ToolSchemas;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use ctxbench_compact::fact::FactKind;
+pub use fixtures::FixtureTools;
+pub use load::{load_scenario, parse_scenario};
+
+/// The scenario files of a folder: every `*.json` but `schema.json`, sorted by name.
+pub fn files_in(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, crate::Error> {
+    let io = |source| crate::Error::Io {
+        path: dir.to_owned(),
+        source,
+    };
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.extension().is_some_and(|e| e == "json") && !path.ends_with("schema.json") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// `tokens` o200k tokens of generated text shaped like `style` (what scenario padding is made
+/// of), for benchmarks and tests that need realistic text.
+pub fn sample_text(style: PadStyle, tokens: u64, seed: u64) -> String {
+    padding::padding(style, tokens, seed)
+}
+
+/// Shapes of generated padding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PadStyle {
+    /// Records of a JSON API response.
+    Json,
+    /// English sentences.
+    Prose,
+    /// Source code.
+    Code,
+    /// Server log lines.
+    Log,
+    /// Chinese text.
+    Cjk,
+}
+
+impl PadStyle {
+    /// Every style.
+    pub const ALL: [PadStyle; 5] = [
+        PadStyle::Prose,
+        PadStyle::Json,
+        PadStyle::Code,
+        PadStyle::Log,
+        PadStyle::Cjk,
+    ];
+}
+
+/// A value a later step needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact {
+    /// The fact's name in the scenario.
+    pub name: String,
+    /// The value, matched case-sensitively as a substring.
+    pub value: String,
+    /// Its kind.
+    pub kind: FactKind,
+    /// The call that can fetch it again, when its first appearance is the result of a tool
+    /// marked `refetchable`: `(tool, arguments)`.
+    pub refetch: Option<(String, String)>,
+}
+
+/// One call the scripted model makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlannedCall {
+    /// The call's id (the scenario's original, or `call_<request>_<step>_<k>`).
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// The arguments as sent (the original raw string, or compact JSON).
+    pub arguments: String,
+}
+
+/// One step of the script: one model call's output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    /// Tool calls, possibly several at once.
+    pub calls: Vec<PlannedCall>,
+    /// Text content (a reply, or words alongside the calls), padded.
+    pub content: Option<String>,
+    /// Indices into [`Scenario::facts`] of the facts the step needs.
+    pub needs: Vec<usize>,
+    /// Extra fields of the assistant message.
+    pub extra: serde_json::Map<String, Value>,
+}
+
+/// One request: the user's message and the steps that answer it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// Messages replayed verbatim just before the user message.
+    pub before: Vec<Message>,
+    /// The user message.
+    pub user: Message,
+    /// The script.
+    pub steps: Vec<Step>,
+    /// Agent and refetch calls allowed (the file's, else steps plus needs).
+    pub max_turns: usize,
+}
+
+/// A tool's fixture results, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tool {
+    /// The tool's name.
+    pub name: String,
+    /// Whether calling it again is safe (a lookup, not a payment).
+    pub refetchable: bool,
+    /// Fixture results, in order.
+    pub results: Vec<FixtureResult>,
+}
+
+/// One fixture result of a tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixtureResult {
+    /// The arguments it answers, compared as JSON values.
+    pub args: Value,
+    /// The result text, padded (`Error: …` for errors); `None` for a `null` content.
+    pub text: Option<String>,
+    /// Among one step's parallel calls, results come back in order of delay (ties in call order).
+    pub delay: u64,
+}
+
+/// A loaded, padded, validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Its name.
+    pub name: String,
+    /// What it tests and the outcome it expects.
+    pub description: String,
+    /// Where it was read from.
+    pub path: String,
+    /// The system prompt.
+    pub system: Option<Message>,
+    /// The scenario's window, if it sets one.
+    pub window: Option<u64>,
+    /// Messages before the first request.
+    pub preamble: Vec<Message>,
+    /// Tools, sorted by name.
+    pub tools: Vec<Tool>,
+    /// Tool messages carry the tool's `name`.
+    pub tool_result_name: bool,
+    /// Tool schemas as sent to the model (OpenAI function format), sorted by name.
+    pub tool_schemas: ToolSchemas,
+    /// Facts, sorted by name.
+    pub facts: Vec<Fact>,
+    /// The requests.
+    pub requests: Vec<Request>,
+}

@@ -1,0 +1,281 @@
+//! The run settings: everything a run depends on besides its scenario, as one value from the
+//! command line to the row key of `results.csv` and back. Every default lives here (the policy's
+//! in [`Policy`]); the key columns are its fields, in order.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::policy::Policy;
+use ctxbench_compact::tokens::{CounterKind, Estimator};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::scenario::Scenario;
+
+/// What the server does with a request over the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Overflow {
+    /// Reject it with a context-length error.
+    Reject,
+    /// Drop whole messages, oldest first, until it fits.
+    Truncate,
+}
+
+impl Overflow {
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<Overflow> {
+        [Overflow::Reject, Overflow::Truncate]
+            .into_iter()
+            .find(|o| o.as_str() == name)
+    }
+
+    /// The command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Overflow::Reject => "reject",
+            Overflow::Truncate => "truncate",
+        }
+    }
+}
+
+impl fmt::Display for Overflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What the loop does when the server rejects a request as too long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnOverflow {
+    /// Stop the run.
+    Abort,
+    /// Compact again with the true counter down to `window − reply_reserve`, resend once.
+    CompactRetry,
+}
+
+impl OnOverflow {
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<OnOverflow> {
+        [OnOverflow::Abort, OnOverflow::CompactRetry]
+            .into_iter()
+            .find(|o| o.as_str() == name)
+    }
+
+    /// The command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnOverflow::Abort => "abort",
+            OnOverflow::CompactRetry => "compact-retry",
+        }
+    }
+}
+
+impl fmt::Display for OnOverflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The strategies `compare` and `sweep` run when none are named.
+pub const STANDARD_STRATEGIES: [&str; 10] = [
+    "none",
+    "truncate",
+    "drop",
+    "truncate+drop",
+    "summarize",
+    "truncate+summarize",
+    "mask",
+    "mask+drop",
+    "window",
+    "clear-tool-uses",
+];
+
+/// Everything a run depends on besides the scenario; in a result row, the key after the
+/// scenario's name, with the window the run had.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSettings {
+    /// The strategy, by its canonical name.
+    #[serde(with = "text")]
+    pub strategy: Strategy,
+    /// The context window in tokens; `None` takes the scenario's (a row always has one).
+    pub window: Option<u64>,
+    /// Compact once the estimate passes this fraction of the window.
+    pub threshold: f64,
+    /// Requests protected at the end of the history.
+    pub keep_recent_turns: usize,
+    /// Tokens kept free for the reply.
+    pub reply_reserve: u64,
+    /// What the compactor decides with.
+    #[serde(with = "text")]
+    pub estimator: Estimator,
+    /// What the server counts and bills with (an exact counter: `o200k` or `cl100k`).
+    #[serde(with = "tokenizer")]
+    pub tokenizer: CounterKind,
+    /// What the server does with a request over the window.
+    pub overflow: Overflow,
+    /// What the loop does after a rejection.
+    pub on_overflow: OnOverflow,
+    /// Agent and refetch calls per request; `None` takes the scenario's.
+    pub max_turns: Option<usize>,
+    /// The seed of every random draw.
+    pub seed: u64,
+}
+
+/// Settings that cannot run a scenario; the message says what to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingsError(pub String);
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+impl RunSettings {
+    /// The estimator when none is named.
+    pub const DEFAULT_ESTIMATOR: Estimator = Estimator::Counter(CounterKind::Chars4);
+    /// The server's counter when none is named.
+    pub const DEFAULT_TOKENIZER: CounterKind = CounterKind::O200k;
+    /// The counters a server may bill with.
+    pub const TOKENIZERS: [CounterKind; 2] = [CounterKind::O200k, CounterKind::Cl100k];
+    /// What the server does with a request over the window, when not said.
+    pub const DEFAULT_OVERFLOW: Overflow = Overflow::Reject;
+    /// What the loop does after a rejection, when not said.
+    pub const DEFAULT_ON_OVERFLOW: OnOverflow = OnOverflow::Abort;
+    /// The seed when none is given.
+    pub const DEFAULT_SEED: u64 = 0;
+
+    /// The defaults, for a strategy.
+    pub fn new(strategy: Strategy) -> RunSettings {
+        RunSettings {
+            strategy,
+            window: None,
+            threshold: Policy::DEFAULT_THRESHOLD,
+            keep_recent_turns: Policy::DEFAULT_KEEP,
+            reply_reserve: Policy::DEFAULT_REPLY_RESERVE,
+            estimator: RunSettings::DEFAULT_ESTIMATOR,
+            tokenizer: RunSettings::DEFAULT_TOKENIZER,
+            overflow: RunSettings::DEFAULT_OVERFLOW,
+            on_overflow: RunSettings::DEFAULT_ON_OVERFLOW,
+            max_turns: None,
+            seed: RunSettings::DEFAULT_SEED,
+        }
+    }
+
+    /// The policy these settings give a scenario (the window from the settings, else the
+    /// scenario's), checked.
+    pub fn policy(&self, scenario: &Scenario) -> Result<Policy, SettingsError> {
+        let Some(window) = self.window.or(scenario.window) else {
+            return Err(SettingsError(format!(
+                "{}: the scenario sets no window; give one with --window",
+                scenario.path
+            )));
+        };
+        let policy = Policy {
+            window,
+            threshold: self.threshold,
+            keep_recent_turns: self.keep_recent_turns,
+            reply_reserve: self.reply_reserve,
+        };
+        policy
+            .validate()
+            .map_err(|e| SettingsError(format!("invalid policy: {e}")))?;
+        Ok(policy)
+    }
+
+    /// These settings as they run `scenario`: its window filled in, the policy checked. The row
+    /// key of that run.
+    pub fn resolved(&self, scenario: &Scenario) -> Result<RunSettings, SettingsError> {
+        let policy = self.policy(scenario)?;
+        Ok(RunSettings {
+            window: Some(policy.window),
+            ..self.clone()
+        })
+    }
+
+    /// The line that echoes the settings with the results (`settings: window per scenario ·
+    /// threshold 0.8 · …`); the strategy apart, since a table names it on every row.
+    pub fn describe(&self) -> String {
+        format!(
+            "settings: window {} · threshold {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {} · on-overflow {} · seed {}",
+            self.window.map_or("per scenario".to_owned(), |w| w.to_string()),
+            self.threshold,
+            self.keep_recent_turns,
+            self.reply_reserve,
+            self.estimator,
+            self.tokenizer,
+            self.overflow,
+            self.on_overflow,
+            self.seed
+        )
+    }
+
+    /// The order rows are kept in after the scenario: every key column, numbers as numbers.
+    pub fn order(&self, other: &RunSettings) -> Ordering {
+        let (x, y) = (self, other);
+        x.strategy
+            .to_string()
+            .cmp(&y.strategy.to_string())
+            .then(x.window.cmp(&y.window))
+            .then(x.threshold.total_cmp(&y.threshold))
+            .then(x.keep_recent_turns.cmp(&y.keep_recent_turns))
+            .then(x.reply_reserve.cmp(&y.reply_reserve))
+            .then_with(|| x.estimator.as_str().cmp(y.estimator.as_str()))
+            .then_with(|| x.tokenizer.as_str().cmp(y.tokenizer.as_str()))
+            .then_with(|| x.overflow.as_str().cmp(y.overflow.as_str()))
+            .then_with(|| x.on_overflow.as_str().cmp(y.on_overflow.as_str()))
+            .then(x.max_turns.cmp(&y.max_turns))
+            .then(x.seed.cmp(&y.seed))
+    }
+}
+
+/// Parses an estimator's name, with the names it could be in the message.
+pub fn parse_estimator(name: &str) -> Result<Estimator, String> {
+    name.parse()
+        .map_err(|e: ctxbench_compact::tokens::UnknownEstimator| e.to_string())
+}
+
+/// Parses a server counter's name (`o200k` or `cl100k`).
+pub fn parse_tokenizer(name: &str) -> Result<CounterKind, String> {
+    CounterKind::parse(name)
+        .filter(|k| RunSettings::TOKENIZERS.contains(k))
+        .ok_or_else(|| format!("{name:?} is not a tokenizer; expected o200k or cl100k"))
+}
+
+/// A field written as its name (`Display`) and read back by parsing it (`FromStr`).
+mod text {
+    use super::*;
+
+    pub fn serialize<T: fmt::Display, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    pub fn deserialize<'de, T, D>(deserializer: D) -> Result<T, D::Error>
+    where
+        T: FromStr,
+        T::Err: fmt::Display,
+        D: Deserializer<'de>,
+    {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The tokenizer column: an exact counter's name.
+mod tokenizer {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(value: &CounterKind, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(value.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<CounterKind, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_tokenizer(&text).map_err(serde::de::Error::custom)
+    }
+}

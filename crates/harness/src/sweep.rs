@@ -1,0 +1,280 @@
+//! Sweeps: grids of configurations for tuning (DESIGN §9), and the order results are kept in.
+//!
+//! Ranges include both ends; grid points are `start + k × step`, rounded to the step's
+//! decimals (`0.5:0.95:0.05` is 0.5, 0.55, …, 0.95). A shard `i/n` takes the grid indices
+//! `≡ i − 1 (mod n)`. Results are sorted by their key columns, so a sweep run whole and the
+//! merge of its shards give the same file.
+
+use std::cmp::Ordering;
+
+use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::tokens::Estimator;
+
+use crate::report::ResultRow;
+use crate::settings::RunSettings;
+
+/// A value list or range that does not parse; the message says what was expected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GridError(pub String);
+
+impl std::fmt::Display for GridError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GridError {}
+
+fn decimals(text: &str) -> usize {
+    text.split_once('.').map_or(0, |(_, d)| d.len())
+}
+
+/// Parses `0.8`, `0.5,0.8` or `0.5:0.95:0.05` (both ends included).
+pub fn parse_decimals(text: &str) -> Result<Vec<f64>, GridError> {
+    let bad = || {
+        GridError(format!(
+            "{text:?}: expected a number, a list (0.5,0.8) or a range start:end:step (0.5:0.95:0.05)"
+        ))
+    };
+    let parts: Vec<&str> = text.split(':').map(str::trim).collect();
+    match parts.as_slice() {
+        [start, end, step] => {
+            let (a, b, s): (f64, f64, f64) = (
+                start.parse().map_err(|_| bad())?,
+                end.parse().map_err(|_| bad())?,
+                step.parse().map_err(|_| bad())?,
+            );
+            if s.is_nan() || s <= 0.0 || b < a {
+                return Err(bad());
+            }
+            let d = decimals(step).max(decimals(start));
+            let n = ((b - a) / s + 1e-9).floor() as usize;
+            (0..=n)
+                .map(|k| format!("{:.d$}", a + k as f64 * s).parse().map_err(|_| bad()))
+                .collect()
+        }
+        [_] => text.split(',').map(|v| v.trim().parse().map_err(|_| bad())).collect(),
+        _ => Err(bad()),
+    }
+}
+
+/// Parses `2`, `1,2,4`, `1..4` (both ends) or `1000:4000:1000`.
+pub fn parse_integers(text: &str) -> Result<Vec<u64>, GridError> {
+    let bad = || {
+        GridError(format!(
+            "{text:?}: expected a whole number, a list (1,2,4) or a range (1..4, or start:end:step)"
+        ))
+    };
+    let num = |v: &str| v.trim().parse::<u64>().map_err(|_| bad());
+    if let Some((a, b)) = text.split_once("..") {
+        let (a, b) = (num(a)?, num(b.trim_start_matches('='))?);
+        return if a <= b { Ok((a..=b).collect()) } else { Err(bad()) };
+    }
+    let parts: Vec<&str> = text.split(':').collect();
+    match parts.as_slice() {
+        [a, b, s] => {
+            let (a, b, s) = (num(a)?, num(b)?, num(s)?);
+            if s == 0 || b < a {
+                return Err(bad());
+            }
+            Ok((a..=b).step_by(s as usize).collect())
+        }
+        [_] => text.split(',').map(num).collect(),
+        _ => Err(bad()),
+    }
+}
+
+/// A grid of configurations: every combination of the lists, stage parameters applied.
+#[derive(Clone, Debug)]
+pub struct Grid {
+    /// Strategies, in order.
+    pub strategies: Vec<Strategy>,
+    /// Windows; `None` takes each scenario's own.
+    pub windows: Vec<Option<u64>>,
+    /// Thresholds.
+    pub thresholds: Vec<f64>,
+    /// `keep_recent_turns` values.
+    pub keeps: Vec<usize>,
+    /// Reply reserves.
+    pub reserves: Vec<u64>,
+    /// Estimators.
+    pub estimators: Vec<Estimator>,
+    /// Stage parameters: `(stage, key, values)`; a strategy without the stage is left as is.
+    pub params: Vec<(String, String, Vec<String>)>,
+    /// Everything else (tokenizer, overflow behaviour, max turns, seed); its own strategy,
+    /// window, threshold, keep, reserve and estimator are those of the lists.
+    pub base: RunSettings,
+}
+
+impl Grid {
+    /// Every configuration, in grid order (strategy outermost, stage parameters innermost).
+    pub fn configs(&self) -> Result<Vec<RunSettings>, GridError> {
+        let mut strategies = Vec::new();
+        for strategy in &self.strategies {
+            let mut variants = vec![strategy.clone()];
+            for (stage, key, values) in &self.params {
+                if !strategy.stages.iter().any(|s| s.name() == stage) {
+                    continue;
+                }
+                let mut next = Vec::new();
+                for variant in &variants {
+                    for value in values {
+                        let mut v = variant.clone();
+                        v.set_param(stage, key, value)
+                            .map_err(|e| GridError(format!("--param {stage}.{key}={value}: {e}")))?;
+                        next.push(v);
+                    }
+                }
+                variants = next;
+            }
+            strategies.extend(variants);
+        }
+        let mut configs = Vec::new();
+        for strategy in &strategies {
+            for &window in &self.windows {
+                for &threshold in &self.thresholds {
+                    for &keep in &self.keeps {
+                        for &reserve in &self.reserves {
+                            for &estimator in &self.estimators {
+                                configs.push(RunSettings {
+                                    strategy: strategy.clone(),
+                                    window,
+                                    threshold,
+                                    keep_recent_turns: keep,
+                                    reply_reserve: reserve,
+                                    estimator,
+                                    ..self.base.clone()
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(configs)
+    }
+}
+
+/// A shard `i/n` (1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// Which slice, from 1.
+    pub index: usize,
+    /// How many slices.
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `i/n` with 1 ≤ i ≤ n.
+    pub fn parse(text: &str) -> Result<Shard, GridError> {
+        let bad = || GridError(format!("--shard {text:?}: expected i/n with 1 ≤ i ≤ n, such as 2/4"));
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || count == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether grid index `k` (0-based) belongs to this shard.
+    pub fn takes(&self, k: usize) -> bool {
+        k % self.count == self.index - 1
+    }
+}
+
+/// The order results are kept in: scenario, then every key column, numbers as numbers.
+pub fn row_order(a: &ResultRow, b: &ResultRow) -> Ordering {
+    a.scenario.cmp(&b.scenario).then_with(|| a.settings.order(&b.settings))
+}
+
+/// What "best" means when a sweep picks a configuration per scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Objective {
+    /// Fewest tokens sent with no lost fact and no overflow.
+    Tokens,
+    /// Fewest facts lost, then fewest tokens sent.
+    Facts,
+    /// Fewest model calls with no lost fact, then fewest tokens sent.
+    Calls,
+}
+
+impl Objective {
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<Objective> {
+        match name {
+            "tokens" => Some(Objective::Tokens),
+            "facts" => Some(Objective::Facts),
+            "calls" => Some(Objective::Calls),
+            _ => None,
+        }
+    }
+
+    /// What it means, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Objective::Tokens => "fewest tokens sent with no lost fact and no overflow",
+            Objective::Facts => "fewest facts lost, then fewest tokens sent",
+            Objective::Calls => "fewest model calls with no lost fact, then fewest tokens sent",
+        }
+    }
+
+    /// The best row of one scenario's rows; stopped runs never qualify.
+    pub fn best<'a>(self, rows: &[&'a ResultRow]) -> Option<&'a ResultRow> {
+        let qualifies = |r: &&&ResultRow| {
+            let m = &r.metrics;
+            m.completed
+                && match self {
+                    Objective::Tokens => m.facts_lost == 0 && m.overflows == 0,
+                    Objective::Facts => true,
+                    Objective::Calls => m.facts_lost == 0,
+                }
+        };
+        let score = |r: &ResultRow| {
+            let m = &r.metrics;
+            match self {
+                Objective::Tokens => (m.tokens_sent, 0),
+                Objective::Facts => (m.facts_lost as u64, m.tokens_sent),
+                Objective::Calls => (m.model_calls as u64, m.tokens_sent),
+            }
+        };
+        rows.iter()
+            .filter(qualifies)
+            .min_by(|a, b| score(a).cmp(&score(b)).then(row_order(a, b)))
+            .copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        let f = |t| parse_decimals(t).map_err(|e| e.0);
+        assert_eq!(f("0.5:0.95:0.05").map(|v| v.len()), Ok(10));
+        assert_eq!(f("0.5:0.95:0.05").map(|v| v[9]), Ok(0.95));
+        assert_eq!(f("0.5:0.95:0.05").map(|v| v[1]), Ok(0.55));
+        assert_eq!(f("0.7,0.8"), Ok(vec![0.7, 0.8]));
+        assert_eq!(f("0.1:0.3:0.1"), Ok(vec![0.1, 0.2, 0.3]));
+        assert!(f("0.9:0.5:0.1").is_err());
+        let i = |t| parse_integers(t).map_err(|e| e.0);
+        assert_eq!(i("1..4"), Ok(vec![1, 2, 3, 4]));
+        assert_eq!(i("4000,8000"), Ok(vec![4000, 8000]));
+        assert_eq!(i("1000:4000:1500"), Ok(vec![1000, 2500, 4000]));
+        assert!(i("x").is_err());
+    }
+
+    #[test]
+    fn shards_partition_the_grid() {
+        let shards: Vec<Shard> = (1..=4)
+            .map(|i| Shard::parse(&format!("{i}/4")).expect("valid"))
+            .collect();
+        for k in 0..100 {
+            assert_eq!(shards.iter().filter(|s| s.takes(k)).count(), 1);
+        }
+        assert!(Shard::parse("0/4").is_err() && Shard::parse("5/4").is_err());
+    }
+}

@@ -1,0 +1,101 @@
+//! The trace: one JSON line per model call. It is the contract everything downstream reads
+//! (metrics, reports, plots, the gate), so every field is documented here and versioned by
+//! `schema_version`; `scenarios/README.md` documents it for users.
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent::model::CallKind;
+
+/// The trace format's version; bump it when a field changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// What happened to a call at the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Accepted and answered.
+    Ok,
+    /// Rejected: over the window (`--overflow reject`). Billed 0.
+    Overflow,
+    /// Rejected: the history broke the pairing rule. The run stops.
+    PairingError,
+    /// Accepted after the server cut its oldest messages (`--overflow truncate`).
+    Truncated,
+    /// The call failed otherwise (a live endpoint unreachable, or answering with an error after
+    /// its retries). Billed 0. The run stops.
+    Error,
+}
+
+/// What the compactor did before a call.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompactionRecord {
+    /// The estimate before compaction, in tokens.
+    pub tokens_before: u64,
+    /// The estimate after, in tokens.
+    pub tokens_after: u64,
+    /// Tool results replaced by a truncation note.
+    pub truncated: usize,
+    /// Tool results replaced by a placeholder.
+    pub masked: usize,
+    /// Messages removed (dropped, or summarised away).
+    pub dropped: usize,
+    /// The pipeline did all it could and is still over the limit.
+    pub cannot_fit: bool,
+    /// Canonical names of the stages that ran.
+    pub stages: Vec<String>,
+}
+
+/// One model call.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallRecord {
+    /// Always [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The scenario's name (empty in a trace written by an embedding agent).
+    #[serde(default)]
+    pub scenario: String,
+    /// The strategy's canonical name.
+    #[serde(default)]
+    pub strategy: String,
+    /// The call's number in the run, from 1.
+    pub call: usize,
+    /// The request it belongs to, from 1.
+    pub request: usize,
+    /// The turn within the request, from 1 (0 for summary calls, which are not turns).
+    pub turn: usize,
+    /// `agent`, `refetch` or `summary`.
+    pub kind: CallKind,
+    /// The estimator's count of the request as sent, in tokens.
+    pub estimated_tokens: u64,
+    /// The true count of the request as sent, in tokens (what the server counted).
+    pub true_tokens: u64,
+    /// Tokens billed: the true count of what the server kept; 0 when rejected.
+    pub billed_tokens: u64,
+    /// The part of `billed_tokens` that is system prompt and tool schemas.
+    pub prefix_tokens: u64,
+    /// True tokens of the reply (content, call names, arguments).
+    pub completion_tokens: u64,
+    /// The compactor's limit for this call.
+    pub limit: u64,
+    /// The context window.
+    pub window: u64,
+    /// What the compactor did just before (none for summary calls).
+    pub compaction: Option<CompactionRecord>,
+    /// What the server did.
+    pub outcome: Outcome,
+    /// A resend after an overflow, with the history compacted again (`--on-overflow compact-retry`).
+    pub retry: bool,
+    /// Tool calls in the reply (0 for a final answer).
+    pub reply_calls: usize,
+    /// The call ended the run (a rejection nothing recovered from).
+    pub stops_run: bool,
+    /// Σ `billed_tokens` of this call and every one before it.
+    pub tokens_sent: u64,
+    /// The scenario step the reply played, as `[request, step]` from 1.
+    pub step: Option<[usize; 2]>,
+    /// Facts the step needed.
+    pub needed: Vec<String>,
+    /// Of those, facts lost.
+    pub lost: Vec<String>,
+    /// Facts this call fetched again.
+    pub refetched: Vec<String>,
+}
