@@ -11,7 +11,8 @@ use ctxbench_harness::report::{CsvRows, ResultRow, csv, json, markdown, table};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES};
 
-use super::output::{Reports, trace_lines, write_atomic, write_reports};
+use super::files::{trace_lines, write_atomic};
+use super::reports::{Reports, write_reports};
 use super::scenarios::{load_all, scenario_files};
 use super::settings_args::SettingsArgs;
 

@@ -14,7 +14,7 @@ use ctxbench_harness::report::{ResultRow, csv, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::Scenario;
 
-use super::output::write_atomic;
+use super::files::write_atomic;
 use super::scenarios::{load_all, scenario_files};
 
 /// Compare results with a baseline; exit 1 when something got worse.

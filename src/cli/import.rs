@@ -9,7 +9,7 @@ use clap::Args;
 use ctxbench_compact::Error;
 use ctxbench_harness::import::{ImportOptions, Imported, import};
 
-use super::output::write_atomic;
+use super::files::write_atomic;
 
 /// Turn logged conversations into scenarios, their facts found automatically.
 ///

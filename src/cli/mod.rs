@@ -3,10 +3,11 @@
 
 mod compact;
 mod compare;
+mod files;
 mod gate;
 mod import;
-mod output;
 mod plot;
+mod reports;
 mod run;
 mod scenarios;
 mod serve;

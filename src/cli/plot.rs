@@ -9,7 +9,7 @@ use ctxbench_harness::plot::{Chart, charts, png, svg};
 use ctxbench_harness::report::{ResultRow, read_csv};
 use ctxbench_harness::trace::CallRecord;
 
-use super::output::write_atomic;
+use super::files::write_atomic;
 
 /// Draw charts (PNG and SVG) from results files, traces, or a reports folder.
 ///

@@ -8,15 +8,15 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use ctxbench_compact::compact::Strategy;
-use ctxbench_harness::agent::model::CallKind;
 use ctxbench_harness::http::{HttpConfig, HttpModel};
 use ctxbench_harness::human::thousands;
 use ctxbench_harness::report::{ResultRow, table};
 use ctxbench_harness::run::{run_live, run_scenario};
 use ctxbench_harness::scenario::load_scenario;
+use ctxbench_harness::trace::CallKind;
 use ctxbench_harness::trace::{CallRecord, Outcome};
 
-use super::output::{trace_lines, write_atomic};
+use super::files::{trace_lines, write_atomic};
 use super::settings_args::SettingsArgs;
 
 /// Replay one scenario with one strategy, showing each model call as it happens.

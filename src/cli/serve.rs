@@ -19,7 +19,7 @@ use ctxbench_harness::report::{csv, json, table};
 use ctxbench_harness::scenario::load_scenario;
 use ctxbench_harness::settings::RunSettings;
 
-use super::output::{trace_lines, write_atomic};
+use super::files::{trace_lines, write_atomic};
 use super::settings_args::{OverflowArg, TokenizerArg};
 
 /// Serve a scenario as an OpenAI-compatible endpoint, to measure any agent from outside.

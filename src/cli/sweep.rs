@@ -18,7 +18,8 @@ use ctxbench_harness::sweep::{Grid, Objective, Shard, parse_decimals, parse_inte
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use super::output::{Reports, write_atomic, write_reports};
+use super::files::write_atomic;
+use super::reports::{Reports, write_reports};
 use super::scenarios::{load_all, scenario_files};
 use super::settings_args::ServerArgs;
 

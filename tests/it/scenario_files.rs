@@ -3,11 +3,12 @@
 
 use ctxbench_compact::Message;
 use ctxbench_compact::tokens::CounterKind;
-use ctxbench_harness::agent::model::{CallKind, Model, ModelError, ModelRequest};
+use ctxbench_harness::agent::model::{Model, ModelError, ModelRequest};
 use ctxbench_harness::scenario::parse_scenario;
 use ctxbench_harness::settings::Overflow;
 use ctxbench_harness::sim::provider::Provider;
 use ctxbench_harness::sim::scripted::ScriptedModel;
+use ctxbench_harness::trace::CallKind;
 use serde_json::{Value, json};
 
 fn base() -> Value {

@@ -9,8 +9,9 @@ use std::time::Duration;
 
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_compact::{Message, Role};
-use ctxbench_harness::agent::model::{CallKind, Model, ModelError, ModelRequest};
+use ctxbench_harness::agent::model::{Model, ModelError, ModelRequest};
 use ctxbench_harness::http::{HttpConfig, HttpModel};
+use ctxbench_harness::trace::CallKind;
 use serde_json::{Value, json};
 
 use crate::cmd::{ctxbench, read, scratch};

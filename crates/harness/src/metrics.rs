@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::model::CallKind;
 use crate::scenario::Scenario;
+use crate::trace::CallKind;
 use crate::trace::{CallRecord, Outcome};
 
 /// What a run cost and what it broke.

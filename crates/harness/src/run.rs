@@ -4,7 +4,7 @@
 use ctxbench_compact::compact::Compactor;
 use ctxbench_compact::conversation::Conversation;
 
-use crate::agent::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
+use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::agent::{Agent, Ask, LoopOptions};
 use crate::metrics::{RunMetrics, metrics};
 use crate::scenario::FixtureTools;
@@ -12,6 +12,7 @@ use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
 use crate::sim::provider::Provider;
 use crate::sim::scripted::ScriptedModel;
+use crate::trace::CallKind;
 use crate::trace::CallRecord;
 
 /// A finished run.

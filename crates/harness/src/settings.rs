@@ -11,6 +11,7 @@ use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+pub use crate::agent::OnOverflow;
 use crate::scenario::Scenario;
 
 /// What the server does with a request over the window.
@@ -41,39 +42,6 @@ impl Overflow {
 }
 
 impl fmt::Display for Overflow {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// What the loop does when the server rejects a request as too long.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OnOverflow {
-    /// Stop the run.
-    Abort,
-    /// Compact again with the true counter down to `window − reply_reserve`, resend once.
-    CompactRetry,
-}
-
-impl OnOverflow {
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<OnOverflow> {
-        [OnOverflow::Abort, OnOverflow::CompactRetry]
-            .into_iter()
-            .find(|o| o.as_str() == name)
-    }
-
-    /// The command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnOverflow::Abort => "abort",
-            OnOverflow::CompactRetry => "compact-retry",
-        }
-    }
-}
-
-impl fmt::Display for OnOverflow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }

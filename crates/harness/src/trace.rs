@@ -4,10 +4,31 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::model::CallKind;
-
 /// The trace format's version; bump it when a field changes meaning or goes away.
 pub const SCHEMA_VERSION: u32 = 1;
+
+/// Why a call was made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CallKind {
+    /// A turn of the agent loop.
+    Agent,
+    /// A turn the model spent calling tools again for facts it no longer saw.
+    Refetch,
+    /// A `summarize` stage asking for a summary of old exchanges.
+    Summary,
+}
+
+impl CallKind {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallKind::Agent => "agent",
+            CallKind::Refetch => "refetch",
+            CallKind::Summary => "summary",
+        }
+    }
+}
 
 /// What happened to a call at the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

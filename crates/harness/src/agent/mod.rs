@@ -9,6 +9,7 @@ pub mod model;
 pub mod record;
 pub mod tools;
 
+use std::fmt;
 use std::sync::Arc;
 
 use ctxbench_compact::compact::{Compaction, Compactor, Summarizer, SummaryRequest};
@@ -17,11 +18,44 @@ use ctxbench_compact::message::Message;
 use ctxbench_compact::tokens::TokenCounter;
 use ctxbench_compact::tool_schemas::NO_TOOLS;
 
-use crate::agent::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
+use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::agent::record::{CallPlace, call_record};
 use crate::agent::tools::Tools;
-use crate::settings::OnOverflow;
+use crate::trace::CallKind;
 use crate::trace::{CallRecord, CompactionRecord};
+
+/// What the loop does when the server rejects a request as too long.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OnOverflow {
+    /// Stop the run.
+    Abort,
+    /// Compact again with the true counter down to `window − reply_reserve`, resend once.
+    CompactRetry,
+}
+
+impl OnOverflow {
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<OnOverflow> {
+        [OnOverflow::Abort, OnOverflow::CompactRetry]
+            .into_iter()
+            .find(|o| o.as_str() == name)
+    }
+
+    /// The command-line name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OnOverflow::Abort => "abort",
+            OnOverflow::CompactRetry => "compact-retry",
+        }
+    }
+}
+
+impl fmt::Display for OnOverflow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 /// How a request ended.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,28 +9,7 @@ use ctxbench_compact::message::Message;
 use ctxbench_compact::pairing::PairingError;
 use ctxbench_compact::tool_schemas::ToolSchemas;
 
-/// Why a call was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CallKind {
-    /// A turn of the agent loop.
-    Agent,
-    /// A turn the model spent calling tools again for facts it no longer saw.
-    Refetch,
-    /// A `summarize` stage asking for a summary of old exchanges.
-    Summary,
-}
-
-impl CallKind {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallKind::Agent => "agent",
-            CallKind::Refetch => "refetch",
-            CallKind::Summary => "summary",
-        }
-    }
-}
+use crate::trace::CallKind;
 
 /// One request to the model: a whole chat request body.
 #[derive(Clone, Copy, Debug)]

@@ -4,7 +4,8 @@
 
 use ctxbench_compact::tokens::TokenCounter;
 
-use crate::agent::model::{CallKind, ModelError, ModelReply, ModelRequest};
+use crate::agent::model::{ModelError, ModelReply, ModelRequest};
+use crate::trace::CallKind;
 use crate::trace::{CallRecord, CompactionRecord, Outcome, SCHEMA_VERSION};
 
 /// Where a call stands and what the caller knows of it before its outcome.

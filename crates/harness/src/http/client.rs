@@ -17,8 +17,9 @@ use ctxbench_compact::tokens::TokenCounter;
 use serde_json::{Value, json};
 
 use super::{KIND_HEADER, SUMMARY_HEADER, context_length_error};
-use crate::agent::model::{CallKind, FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
+use crate::agent::model::{FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
 use crate::sim::scripted::is_refetch;
+use crate::trace::CallKind;
 
 /// Where and how to call.
 #[derive(Clone)]

@@ -20,7 +20,7 @@ use ctxbench_compact::tool_schemas::ToolSchemas;
 use serde_json::{Map, Value, json};
 
 use super::{SUMMARY_HEADER, context_length_message, error_body};
-use crate::agent::model::{CallKind, Model, ModelError, ModelRequest};
+use crate::agent::model::{Model, ModelError, ModelRequest};
 use crate::agent::record::{CallPlace, call_record};
 use crate::metrics::{RunMetrics, metrics};
 use crate::report::Row;
@@ -28,6 +28,7 @@ use crate::scenario::Scenario;
 use crate::settings::Overflow;
 use crate::sim::provider::Provider;
 use crate::sim::scripted::ScriptedModel;
+use crate::trace::CallKind;
 use crate::trace::{CallRecord, Outcome};
 
 /// How the endpoint behaves.

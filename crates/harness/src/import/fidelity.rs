@@ -5,11 +5,12 @@
 use ctxbench_compact::message::Message;
 use serde_json::Value;
 
-use crate::agent::model::{CallKind, Model, ModelError, ModelReply, ModelRequest};
+use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::run::run_with_model;
 use crate::scenario::parse_scenario;
 use crate::settings::RunSettings;
 use crate::sim::scripted::ScriptedModel;
+use crate::trace::CallKind;
 
 /// A window no logged conversation reaches.
 const UNBOUNDED: u64 = 1 << 40;

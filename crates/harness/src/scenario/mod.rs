@@ -17,8 +17,8 @@ pub use fixtures::FixtureTools;
 pub use load::{load_scenario, parse_scenario};
 
 /// The scenario files of a folder: every `*.json` but `schema.json`, sorted by name.
-pub fn files_in(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, crate::Error> {
-    let io = |source| crate::Error::Io {
+pub fn files_in(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, crate::error::Error> {
+    let io = |source| crate::error::Error::Io {
         path: dir.to_owned(),
         source,
     };

@@ -16,10 +16,11 @@ use rand::rngs::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Map, Value, json};
 
-use crate::agent::model::{CallKind, FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
+use crate::agent::model::{FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
 use crate::scenario::padding::{mix, padding};
 use crate::scenario::{PadStyle, Scenario, Step};
 use crate::sim::retention::{KEPT_WHEN_TOLD, kept_untold};
+use crate::trace::CallKind;
 
 /// How the ids of a refetch call's tool calls begin (`refetch_<request>_<step>_<k>`): what tells
 /// a refetch from an agent turn, in a history and over the wire.
