@@ -11,6 +11,7 @@ mod cli_sweep;
 mod conversations;
 mod counts;
 mod import;
+mod layers;
 mod plots;
 mod properties;
 mod render;

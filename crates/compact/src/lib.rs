@@ -10,8 +10,6 @@
 //! - [`tool_schemas`]: a request's `tools` array, counted once per counter.
 //! - [`request_body`]: a chat request body as read and written back in its own shape.
 //! - [`tokens`]: estimators (`chars4`, `chars4-py`, `usage`) and exact counters (`o200k`, `cl100k`).
-//! - [`json_len`]: the lengths of text and JSON the estimators count, as JavaScript and Python
-//!   measure them.
 //! - [`policy`]: window, threshold, protected requests, reply reserve, and the limit they give.
 //! - [`compact`]: strategies and their stages, the [`Compactor`] that runs them, and the
 //!   [`Summarizer`] an agent implements for `summarize`.
@@ -95,7 +93,7 @@ pub mod conversation;
 mod costs;
 mod error;
 pub mod fact;
-pub mod json_len;
+mod json_len;
 pub mod message;
 pub mod pairing;
 pub mod policy;

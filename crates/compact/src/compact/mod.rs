@@ -248,14 +248,10 @@ impl Compactor {
             let limit = pass.limit;
             let messages_before = conversation.messages.len();
             let keep = self.policy.keep_recent_turns;
-            let (counts, before, after) = reference::reference(
-                &mut conversation.messages,
-                conversation.system.as_ref(),
-                counter,
-                limit,
-                keep,
-                *flavor,
-            );
+            let prefix = reference::seed_prefix(counter, conversation.system.as_ref());
+            let mut work = Work::new(&mut conversation.messages, prefix, counter, limit, keep);
+            let (counts, before, after) = reference::reference(&mut work, *flavor);
+            drop(work);
             let run = StageRun {
                 stage: self.name.clone(),
                 ran: before > limit,

@@ -24,21 +24,18 @@ pub(crate) fn seed_estimator(flavor: Flavor) -> Chars4 {
     })
 }
 
-/// Compacts `messages` as the seed's `compact()` does, deciding with `counter` (the seed's own
-/// estimate, or the true counter on a retry after an overflow); returns what it did and the
-/// estimates before and after.
-pub(crate) fn reference(
-    messages: &mut Vec<Message>,
-    system: Option<&Message>,
-    counter: &dyn TokenCounter,
-    limit: u64,
-    keep: usize,
-    flavor: Flavor,
-) -> (Counts, u64, u64) {
-    let prefix = counter.prefix_units(system, &NO_TOOLS);
-    let mut work = Work::new(messages, prefix, counter, limit, keep);
+/// The seed's prefix: its system prompt alone (it ignores tool schemas).
+pub(crate) fn seed_prefix(counter: &dyn TokenCounter, system: Option<&Message>) -> u64 {
+    counter.prefix_units(system, &NO_TOOLS)
+}
+
+/// Compacts `work` as the seed's `compact()` does (deciding with the seed's own estimate, or
+/// the true counter on a retry after an overflow); returns what it did and the estimates
+/// before and after.
+pub(crate) fn reference(work: &mut Work<'_>, flavor: Flavor) -> (Counts, u64, u64) {
     let before = work.estimate();
-    truncate(&mut work, 150, flavor);
-    drop_exchanges(&mut work, keep);
+    truncate(work, 150, flavor);
+    let keep = work.keep;
+    drop_exchanges(work, keep);
     (work.counts, before, work.estimate())
 }

@@ -15,22 +15,26 @@ use weigh::weigh2_lanes;
 use weigh::{weigh, weigh2};
 
 /// `JSON.stringify(value).length` in UTF-16 code units.
-pub fn js_len(value: &Value) -> u64 {
+#[cfg(test)]
+pub(crate) fn js_len(value: &Value) -> u64 {
     len(value, &JS)
 }
 
 /// `len(json.dumps(value))` in code points, with Python's default arguments.
-pub fn py_len(value: &Value) -> u64 {
+#[cfg(test)]
+pub(crate) fn py_len(value: &Value) -> u64 {
     len(value, &PY)
 }
 
 /// [`js_len`] of an object, without wrapping it in a `Value`.
-pub fn js_object_len(map: &Map<String, Value>) -> u64 {
+#[cfg(test)]
+pub(crate) fn js_object_len(map: &Map<String, Value>) -> u64 {
     object_len(map, &JS)
 }
 
 /// [`py_len`] of an object, without wrapping it in a `Value`.
-pub fn py_object_len(map: &Map<String, Value>) -> u64 {
+#[cfg(test)]
+pub(crate) fn py_object_len(map: &Map<String, Value>) -> u64 {
     object_len(map, &PY)
 }
 
@@ -41,7 +45,7 @@ fn continuation(b: u8) -> bool {
 
 /// Length of `s` in UTF-16 code units (JavaScript's `.length`), from its bytes: a lead byte of a
 /// four-byte sequence is two units, continuation bytes none, any other byte one.
-pub fn utf16_len(s: &str) -> u64 {
+pub(crate) fn utf16_len(s: &str) -> u64 {
     weigh(s.as_bytes(), utf16_weight)
 }
 
@@ -50,7 +54,7 @@ fn utf16_weight(b: u8) -> u8 {
 }
 
 /// Length of `s` in code points (Python's `len`).
-pub fn code_points(s: &str) -> u64 {
+pub(crate) fn code_points(s: &str) -> u64 {
     weigh(s.as_bytes(), code_point_weight)
 }
 

@@ -5,12 +5,14 @@ use crate::json_len::{Dialect, JS, PY, len, plain_len};
 use crate::message::{Call, FieldValue, Key, Message};
 
 /// [`crate::json_len::js_len`] of a message's JSON object, read from its stored fields.
-pub fn js_message_len(message: &Message) -> u64 {
+#[cfg(test)]
+pub(crate) fn js_message_len(message: &Message) -> u64 {
     message_len(message, None, &JS).0
 }
 
 /// [`crate::json_len::py_len`] of a message's JSON object.
-pub fn py_message_len(message: &Message) -> u64 {
+#[cfg(test)]
+pub(crate) fn py_message_len(message: &Message) -> u64 {
     message_len(message, None, &PY).0
 }
 
@@ -36,12 +38,12 @@ pub(crate) fn py_message_len_and_content(message: &Message) -> (u64, Option<Cont
 
 /// [`js_message_len`] of the message with its `content` set to the string `content` (added at
 /// the end when absent), computed from its other fields: the old content is never read.
-pub fn js_message_len_with_content(message: &Message, content: &str) -> u64 {
+pub(crate) fn js_message_len_with_content(message: &Message, content: &str) -> u64 {
     message_len(message, Some(content), &JS).0
 }
 
 /// [`py_message_len`] of the message with its `content` set to the string `content`.
-pub fn py_message_len_with_content(message: &Message, content: &str) -> u64 {
+pub(crate) fn py_message_len_with_content(message: &Message, content: &str) -> u64 {
     message_len(message, Some(content), &PY).0
 }
 

@@ -9,7 +9,7 @@
 
 mod bpe;
 mod chars4;
-pub mod message_len;
+mod message_len;
 mod tools;
 pub mod usage;
 

@@ -140,12 +140,17 @@ impl<M: Model, T: Tools> Agent<M, T> {
         self.conversation.messages.push(user);
         for turn in 1..=max_turns {
             let compaction = self.compact(request, false, on_call);
-            let reply = match self.call(request, turn, compaction, false, on_call) {
+            let at = Turn {
+                request,
+                turn,
+                retry: false,
+            };
+            let reply = match self.call(at, compaction, on_call) {
                 Ok(reply) => reply,
                 Err(ModelError::ScriptEnded) => return Ask::NoAnswer,
                 Err(ModelError::ContextWindowExceeded { .. }) if self.recovers_from_overflow() => {
                     let compaction = self.compact(request, true, on_call);
-                    match self.call(request, turn, compaction, true, on_call) {
+                    match self.call(Turn { retry: true, ..at }, compaction, on_call) {
                         Ok(reply) => reply,
                         Err(e) => return Ask::Stopped(e.to_string()),
                     }
@@ -204,10 +209,8 @@ impl<M: Model, T: Tools> Agent<M, T> {
 
     fn call(
         &mut self,
-        request: usize,
-        turn: usize,
+        Turn { request, turn, retry }: Turn,
         (compaction, limit): (CompactionRecord, u64),
-        retry: bool,
         on_call: &mut dyn FnMut(&CallRecord),
     ) -> Result<ModelReply, ModelError> {
         let c = &self.conversation;
@@ -253,6 +256,15 @@ impl<M: Model, T: Tools> Agent<M, T> {
         self.trace.push(record);
         result
     }
+}
+
+/// Where an agent call stands: its request (0-based), its turn in it (from 1), and whether it is
+/// the resend after an overflow.
+#[derive(Clone, Copy)]
+struct Turn {
+    request: usize,
+    turn: usize,
+    retry: bool,
 }
 
 /// Makes `summarize`'s call through the agent's model, and records it.

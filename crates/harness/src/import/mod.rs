@@ -58,6 +58,17 @@ pub struct Counts {
     pub tool_calls: usize,
 }
 
+/// Where a conversation comes from and what it is imported as.
+#[derive(Clone, Copy)]
+struct Origin<'a> {
+    /// The file (and line), as errors name it.
+    source_name: &'a str,
+    /// The scenario's name.
+    name: &'a str,
+    /// What the user asked for.
+    options: &'a ImportOptions,
+}
+
 /// Imports one logged conversation: a chat request body or a bare message array. `source_name`
 /// names it in errors; `name` becomes the scenario's name.
 pub fn import(text: &str, source_name: &str, name: &str, options: &ImportOptions) -> Result<Imported, Error> {
@@ -67,7 +78,12 @@ pub fn import(text: &str, source_name: &str, name: &str, options: &ImportOptions
     let mut walked = walk::walk(&messages, source_name)?;
     let facts = std::mem::take(&mut walked.finder).finish();
     let mut notes = std::mem::take(&mut walked.notes);
-    let scenario = scenario_file(name, source_name, &walked, &facts, &tools, options, &mut notes)?;
+    let origin = Origin {
+        source_name,
+        name,
+        options,
+    };
+    let scenario = scenario_file(&origin, &walked, &facts, &tools, &mut notes)?;
     let places = places(&walked);
     let counts = Counts {
         requests: walked.answered_requests(),
@@ -156,14 +172,13 @@ fn places(w: &Walked) -> BTreeMap<usize, String> {
 
 /// The scenario file: fields in the order a person reads them.
 fn scenario_file(
-    name: &str,
-    source_name: &str,
+    origin: &Origin<'_>,
     w: &Walked,
     facts: &[FoundFact],
     tools: &[Value],
-    options: &ImportOptions,
     notes: &mut Vec<String>,
 ) -> Result<Value, Error> {
+    let Origin { source_name, name, .. } = *origin;
     let mut needs: BTreeMap<(usize, usize), Vec<&str>> = BTreeMap::new();
     for fact in facts {
         for step in &fact.needed_by {
@@ -191,7 +206,7 @@ fn scenario_file(
     if !w.preamble.is_empty() {
         file.insert("preamble".into(), w.preamble.clone().into());
     }
-    file.insert("tools".into(), tool_specs(source_name, w, tools, options, notes)?);
+    file.insert("tools".into(), tool_specs(origin, w, tools, notes)?);
     let mut fact_map = Map::new();
     for fact in facts {
         fact_map.insert(
@@ -253,13 +268,10 @@ fn scenario_file(
 }
 
 /// The tools: the log's schemas, else inferred from the calls; each call's result as a fixture.
-fn tool_specs(
-    source_name: &str,
-    w: &Walked,
-    tools: &[Value],
-    options: &ImportOptions,
-    notes: &mut Vec<String>,
-) -> Result<Value, Error> {
+fn tool_specs(origin: &Origin<'_>, w: &Walked, tools: &[Value], notes: &mut Vec<String>) -> Result<Value, Error> {
+    let Origin {
+        source_name, options, ..
+    } = *origin;
     let mut specs: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     for (k, tool) in tools.iter().enumerate() {
         let function = tool.get("function").unwrap_or(tool);
