@@ -61,7 +61,7 @@ enum ReportFormat {
     Json,
 }
 
-/// The machine-readable report (DESIGN §9), one object on stderr.
+/// The machine-readable report (`docs/compact.md`), one object on stderr.
 #[derive(Debug, Serialize)]
 struct Report {
     /// Canonical strategy name.

@@ -24,7 +24,17 @@ fn library_tree() -> Vec<String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["tree", "--offline", "--locked", "-p", "ctxbench-compact", "-e", "normal", "--prefix", "none"])
+        .args([
+            "tree",
+            "--offline",
+            "--locked",
+            "-p",
+            "ctxbench-compact",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+        ])
         .output()
         .expect("cargo runs");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -43,7 +53,10 @@ fn the_library_builds_nothing_of_the_harness_or_the_binary() {
     for direct in ["bpe-openai", "foldhash", "serde", "serde_json", "thiserror"] {
         assert!(tree.iter().any(|n| n == direct), "{direct} in {tree:?}");
     }
-    let heavy: Vec<&String> = tree.iter().filter(|n| NOT_IN_THE_LIBRARY.contains(&n.as_str())).collect();
+    let heavy: Vec<&String> = tree
+        .iter()
+        .filter(|n| NOT_IN_THE_LIBRARY.contains(&n.as_str()))
+        .collect();
     assert!(heavy.is_empty(), "the library pulls in {heavy:?}");
     assert!(tree.len() < 45, "{} crates: {tree:?}", tree.len());
 }

@@ -1,4 +1,4 @@
-//! The invariants of DESIGN §5, over generated histories, random policies and every strategy and
+//! The invariants every strategy keeps (`docs/strategies.md`), over generated histories, random policies and every strategy and
 //! pipeline: at least 1,000 cases per property (`PROPTEST_CASES` raises it).
 
 use ctxbench_compact::compact::{Compaction, StageSpec};

@@ -1,4 +1,4 @@
-//! The pairing rule real APIs enforce between tool calls and their results (DESIGN §3).
+//! The pairing rule real APIs enforce between tool calls and their results.
 //!
 //! Every `tool` message answers, once, an id of the nearest preceding assistant message's
 //! `tool_calls`; every id of an assistant's `tool_calls` is answered before the next non-tool

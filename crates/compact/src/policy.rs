@@ -1,4 +1,4 @@
-//! The policy every strategy shares (DESIGN §5): the window, the threshold, how many recent
+//! The policy every strategy shares: the window, the threshold, how many recent
 //! requests are protected, and the room kept for the reply.
 
 use std::fmt;

@@ -1,4 +1,4 @@
-//! The figures of one run (DESIGN §8), as a pure function of its trace and its scenario.
+//! The figures of one run (`docs/figures.md`), as a pure function of its trace and its scenario.
 
 use std::collections::BTreeSet;
 

@@ -51,7 +51,7 @@ pub fn run_with_model<M: Model>(
     run_loop(scenario, settings, server, 0, on_call)
 }
 
-/// A live model's default of agent and refetch calls per request (DESIGN §6).
+/// A live model's default of agent and refetch calls per request.
 pub const LIVE_MAX_TURNS: usize = 10;
 
 /// [`run_scenario`] against a live model (an [`crate::http::HttpModel`]): no simulated server in

@@ -1,4 +1,4 @@
-//! Sweeps: grids of configurations for tuning (DESIGN §9), and the order results are kept in.
+//! Sweeps: grids of configurations for tuning (`docs/sweeps.md`), and the order results are kept in.
 //!
 //! Ranges include both ends; grid points are `start + k × step`, rounded to the step's
 //! decimals (`0.5:0.95:0.05` is 0.5, 0.55, …, 0.95). A shard `i/n` takes the grid indices

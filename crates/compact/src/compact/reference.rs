@@ -1,4 +1,4 @@
-//! `reference`: the seed's `compact()` (`../shared/seed/compaction-pattern.md`), exactly.
+//! `reference`: the compaction pattern's own `compact()` (the seed's), exactly.
 //!
 //! The seed returns early when the estimate fits, then runs level 1 (truncate old tool results,
 //! oldest first, returning as soon as it fits) and level 2 (drop the oldest exchanges while over,

@@ -1,4 +1,4 @@
-//! One chat message in OpenAI's chat-completions wire format (DESIGN §3).
+//! One chat message in OpenAI's chat-completions wire format.
 //!
 //! A [`Message`] keeps the JSON object it was read from, key order included, so that unknown
 //! fields, `null` versus absent, and the raw `arguments` string survive a round trip verbatim.

@@ -1,4 +1,4 @@
-//! Token counting (DESIGN §4): the estimators a compactor decides with, and the exact counts a
+//! Token counting (`docs/counting.md`): the estimators a compactor decides with, and the exact counts a
 //! provider bills with.
 //!
 //! A count is a sum. Each counter splits a request into a fixed *prefix* (system prompt and tool

@@ -1,4 +1,4 @@
-//! Real endpoints both ways, over OpenAI's chat-completions wire format (DESIGN §3, §9):
+//! Real endpoints both ways, over OpenAI's chat-completions wire format (`docs/serve.md`):
 //! [`HttpModel`] sends the loop's requests to any OpenAI-compatible server, and [`serve`] is such a
 //! server, playing a scenario's scripted model for any agent that calls it.
 //!

@@ -1,4 +1,4 @@
-//! Pictures of results (DESIGN §10): the well (request size per call, with the window and the
+//! Pictures of results: the well (request size per call, with the window and the
 //! threshold), the bill (cumulative tokens sent), sweep curves, and the frontier of tokens sent
 //! against facts lost. [`chart`] builds them as data; [`draw`] renders SVG and PNG.
 

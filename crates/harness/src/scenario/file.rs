@@ -1,4 +1,4 @@
-//! The scenario file format as written on disk (DESIGN §6; reference in `scenarios/README.md`,
+//! The scenario file format as written on disk (documented for users in `docs/scenarios.md`,
 //! JSON Schema in `scenarios/schema.json`). Unknown fields are errors, so a typo is caught.
 //! [`super::load`] turns this into a validated [`super::Scenario`].
 

@@ -1,4 +1,4 @@
-//! Scenarios (DESIGN §6): a conversation the scripted model replays, the tool fixtures it calls,
+//! Scenarios: a conversation the scripted model replays, the tool fixtures it calls,
 //! and the facts its steps depend on. Loading parses, pads (seeded) and validates; nothing runs
 //! on an invalid scenario.
 

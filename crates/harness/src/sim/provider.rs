@@ -1,4 +1,4 @@
-//! The simulated server in front of a model (DESIGN §7): counts each request with the true
+//! The simulated server in front of a model: counts each request with the true
 //! counter, rejects a broken history as real APIs do, and enforces the window, either by
 //! rejecting the request (`reject`, OpenAI's behaviour) or by cutting the oldest messages until
 //! it fits (`truncate`, as some local servers do; the model sees only what is left).

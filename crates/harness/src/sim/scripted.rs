@@ -1,5 +1,5 @@
 //! The scripted model: plays a scenario's steps, checking before each one that the facts it
-//! needs are in the request it actually received (DESIGN §6).
+//! needs are in the request it actually received (`docs/scenarios.md`).
 //!
 //! A missing fact whose source can be fetched again costs one `refetch` call (the source calls
 //! again, in one assistant message); one that cannot is *lost*, and the step runs with that value
