@@ -200,7 +200,7 @@ fn import_writes_scenarios_that_compare_runs() {
     let rows = csv.lines().count() - 1;
     assert_eq!(
         rows,
-        2 * ctxbench_compact::compact::STANDARD_STRATEGIES.len(),
+        2 * ctxbench_harness::settings::STANDARD_STRATEGIES.len(),
         "every standard strategy on both"
     );
 }

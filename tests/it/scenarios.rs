@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use ctxbench_compact::compact::STANDARD_STRATEGIES;
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_compact::tokens::Estimator;
 use ctxbench_harness::metrics::RunMetrics;
 use ctxbench_harness::run::{RunResult, run_scenario};
 use ctxbench_harness::scenario::{Scenario, files_in, load_scenario};
+use ctxbench_harness::settings::STANDARD_STRATEGIES;
 use ctxbench_harness::settings::{OnOverflow, Overflow, RunSettings};
 use ctxbench_harness::trace::CallRecord;
 

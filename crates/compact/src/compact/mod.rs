@@ -41,20 +41,6 @@ use crate::tokens::TokenCounter;
 use stages::{Fresh, When};
 use work::{StageContext, Work};
 
-/// The strategies `compare` runs when none are named.
-pub const STANDARD_STRATEGIES: [&str; 10] = [
-    "none",
-    "truncate",
-    "drop",
-    "truncate+drop",
-    "summarize",
-    "truncate+summarize",
-    "mask",
-    "mask+drop",
-    "window",
-    "clear-tool-uses",
-];
-
 /// What one stage did before one call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StageRun {
