@@ -123,6 +123,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     let policy = Policy {
         window: args.window,
         threshold: p.threshold,
+        target: p.target,
         keep_recent_turns: p.keep_recent_turns,
         reply_reserve: p.reply_reserve,
     };

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use ctxbench_harness::gate::{GateConfig, Tolerance, compare};
 use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary};
-use ctxbench_harness::report::{ResultRow, csv, read_csv};
+use ctxbench_harness::report::{ResultRow, absent_figures, csv, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::Scenario;
 
@@ -20,8 +20,9 @@ use super::scenarios::{load_all, scenario_files};
 /// Compare results with a baseline; exit 1 when something got worse.
 ///
 /// Without --current, runs again every scenario and configuration the baseline holds. Gated
-/// figures: tokens_sent, model_calls and peak_request_tokens may grow by --tolerance;
-/// facts_lost, overflows, pairing_errors and answers_wrong may not grow at all.
+/// figures: tokens_sent, model_calls, peak_request_tokens, cost_usd and elapsed_s may grow by
+/// --tolerance, cache_hit_rate may fall by it; facts_lost, overflows, pairing_errors and
+/// answers_wrong may not grow at all.
 /// Exit codes: 0 nothing regressed, 1 something did, 2 unusable input.
 #[derive(Debug, Args)]
 #[command(
@@ -40,7 +41,8 @@ pub struct GateArgs {
     #[arg(long = "scenarios", value_name = "PATH", default_value = "scenarios")]
     scenarios: Vec<PathBuf>,
 
-    /// Growth allowed for tokens_sent, model_calls and peak_request_tokens: `2%` or `100`.
+    /// Change allowed for the cost figures (tokens_sent, model_calls, peak_request_tokens,
+    /// cost_usd, elapsed_s growing; cache_hit_rate falling): `2%` or `100`.
     #[arg(long, default_value = "0%", value_name = "TOLERANCE")]
     tolerance: String,
 
@@ -79,12 +81,24 @@ enum GateFormat {
 }
 
 pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
-    let config = gate_config(&args)?;
-    let baseline = read_rows(&args.baseline, true)?;
+    let mut config = gate_config(&args)?;
+    let (baseline, mut absent) = read_rows(&args.baseline, true)?;
     let current = match &args.current {
-        Some(path) => read_rows(path, false)?,
+        Some(path) => {
+            let (rows, also) = read_rows(path, false)?;
+            absent.extend(also.into_iter().filter(|f| !absent.contains(f)).collect::<Vec<_>>());
+            rows
+        }
         None => run_baseline(&baseline, &args.scenarios)?,
     };
+    if !absent.is_empty() && !args.update {
+        eprintln!(
+            "note: {} predates the figures {}; they are not compared (--update adds them)",
+            args.baseline.display(),
+            absent.join(", ")
+        );
+    }
+    config.absent = absent;
     let report = compare(&baseline, &current, &config);
 
     if args.update {
@@ -147,10 +161,12 @@ fn gate_config(args: &GateArgs) -> anyhow::Result<GateConfig> {
         tolerance,
         allow,
         exact: args.exact,
+        absent: Vec::new(),
     })
 }
 
-fn read_rows(path: &PathBuf, baseline: bool) -> anyhow::Result<Vec<ResultRow>> {
+/// A results file's rows, and the figures it lacks (written by an older ctxbench).
+fn read_rows(path: &PathBuf, baseline: bool) -> anyhow::Result<(Vec<ResultRow>, Vec<String>)> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && baseline => bail!(
@@ -164,7 +180,7 @@ fn read_rows(path: &PathBuf, baseline: bool) -> anyhow::Result<Vec<ResultRow>> {
     if rows.is_empty() {
         bail!("{}: no rows; a baseline needs at least one result", path.display());
     }
-    Ok(rows)
+    Ok((rows, absent_figures(&text)))
 }
 
 /// Runs every configuration of the baseline again, on the scenarios of the same name.

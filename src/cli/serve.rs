@@ -17,10 +17,10 @@ use ctxbench_harness::http::serve::{Endpoint, Response, ServeConfig};
 use ctxbench_harness::human::thousands;
 use ctxbench_harness::report::{csv, json, table};
 use ctxbench_harness::scenario::load_scenario;
-use ctxbench_harness::settings::RunSettings;
+use ctxbench_harness::settings::{RunSettings, price_text};
 
 use super::files::{trace_lines, write_atomic};
-use super::settings_args::{OverflowArg, TokenizerArg};
+use super::settings_args::{BillArgs, OverflowArg, TokenizerArg};
 
 /// Serve a scenario as an OpenAI-compatible endpoint, to measure any agent from outside.
 ///
@@ -63,6 +63,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = RunSettings::DEFAULT_SEED)]
     seed: u64,
 
+    #[command(flatten)]
+    bill: BillArgs,
+
     /// Request bodies over this many MiB are refused (413).
     #[arg(long, value_name = "MIB", default_value_t = 16)]
     max_body_mib: usize,
@@ -82,6 +85,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         bail!("{}: the scenario sets no window; give one with --window", scenario.path);
     };
     let tokenizer = args.tokenizer.tokenizer;
+    let cache = args.bill.cache();
     let endpoint = Endpoint::new(
         &scenario,
         ServeConfig {
@@ -89,6 +93,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             tokenizer,
             overflow: args.overflow.into(),
             seed: args.seed,
+            price: args.bill.price.0.as_ref().map(|p| p.for_cache(&cache)),
+            cache,
+            latency: args.bill.latency,
             max_body: args.max_body_mib.saturating_mul(1024 * 1024),
         },
     );
@@ -101,11 +108,13 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     println!("listening on http://{addr}");
     std::io::stdout().flush()?;
     eprintln!(
-        "{} · window {} · tokenizer {} · overflow {} · seed {} · POST http://{addr}/v1/chat/completions · Ctrl-C writes {}",
+        "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · seed {} · POST http://{addr}/v1/chat/completions · Ctrl-C writes {}",
         scenario.name,
         thousands(window),
         tokenizer.as_str(),
         endpoint.config().overflow.as_str(),
+        price_text(&endpoint.config().price),
+        endpoint.config().cache,
         args.seed,
         args.out.display()
     );

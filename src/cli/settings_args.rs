@@ -1,12 +1,16 @@
 //! The flags that make a run's settings, in groups the commands share, each flag's default read
 //! from the settings themselves ([`RunSettings`], [`Policy`]): `compare`, `run` and `gate` take
-//! [`SettingsArgs`]; `sweep` takes lists of the policy's values and the [`ServerArgs`];
+//! [`SettingsArgs`]; `sweep` takes lists of the policy's values and the [`ServerArgs`] (with
+//! the [`BillArgs`]);
 //! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`].
 
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
+use ctxbench_harness::billing::cache::CacheMode;
+use ctxbench_harness::billing::latency::Latency;
+use ctxbench_harness::billing::price::Price;
 use ctxbench_harness::settings::{OnOverflow, Overflow, RunSettings, parse_estimator, parse_tokenizer};
 
 /// How a configuration is run.
@@ -30,6 +34,7 @@ impl SettingsArgs {
         RunSettings {
             window: self.window,
             threshold: p.threshold,
+            target: p.target,
             keep_recent_turns: p.keep_recent_turns,
             reply_reserve: p.reply_reserve,
             estimator: p.estimator,
@@ -44,6 +49,11 @@ pub struct PolicyArgs {
     /// Compact once the estimate passes this fraction of the window.
     #[arg(long, default_value_t = Policy::DEFAULT_THRESHOLD, value_name = "FRACTION")]
     pub threshold: f64,
+
+    /// Once compacting, work down to this fraction of the window (a low watermark below the
+    /// threshold, so that the prefix stays put longer); default: the threshold.
+    #[arg(long, value_name = "FRACTION")]
+    pub target: Option<f64>,
 
     /// Never touch the last N user requests, nor anything after them.
     #[arg(long = "keep", default_value_t = Policy::DEFAULT_KEEP, value_name = "N")]
@@ -88,19 +98,85 @@ pub struct ServerArgs {
     /// Seed of every random draw (padding, summaries).
     #[arg(long, default_value_t = RunSettings::DEFAULT_SEED)]
     pub seed: u64,
+
+    #[command(flatten)]
+    pub bill: BillArgs,
+}
+
+/// What the calls cost and how long they take.
+#[derive(Debug, Args)]
+pub struct BillArgs {
+    /// What tokens cost: a model of the price table (`ctxbench prices` lists them), numbers
+    /// `input=…,cache_read=…,cache_write=…,output=…` (dollars per million tokens), FILE.toml or
+    /// FILE.toml#NAME, or none.
+    #[arg(long, default_value = RunSettings::DEFAULT_PRICE, value_parser = parse_price, value_name = "PRICE")]
+    pub price: PriceArg,
+
+    /// The provider's prompt cache: none, prefix[:block=,min=,ttl=,output=] or
+    /// breakpoints[:min=,ttl=,lookback=,write=]; default: the priced model's (none without a price).
+    #[arg(long, value_parser = CacheMode::parse, value_name = "MODE")]
+    pub cache: Option<CacheMode>,
+
+    /// Seconds the user is idle before each request after the first; default: each request's own
+    /// `idle_s` (30 when not set).
+    #[arg(long = "idle", value_name = "SECONDS", value_parser = parse_seconds)]
+    pub idle_s: Option<f64>,
+
+    /// How long a model call takes: overhead=S,prefill=TOKENS_PER_S,decode=TOKENS_PER_S.
+    #[arg(long, default_value_t = Latency::default(), value_parser = Latency::parse, value_name = "MODEL")]
+    pub latency: Latency,
+}
+
+/// `--price`'s value: a price, or none (a newtype, so that clap keeps the `Option` as a value).
+#[derive(Clone, Debug)]
+pub struct PriceArg(pub Option<Price>);
+
+/// Reads `--price`, a file's name from the disk.
+fn parse_price(text: &str) -> Result<PriceArg, String> {
+    let read = |file: &str| std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"));
+    Price::parse(text, &read).map(PriceArg)
+}
+
+/// A number of seconds, 0 or more.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .ok_or_else(|| format!("`{text}` is not a number of seconds (0 or more)"))
+}
+
+impl BillArgs {
+    /// The cache: the one named, else the priced model's, else none.
+    pub fn cache(&self) -> CacheMode {
+        self.cache
+            .clone()
+            .unwrap_or_else(|| self.price.0.as_ref().map_or(CacheMode::None, |p| p.cache.clone()))
+    }
+
+    /// These flags over `settings`: the price, and the cache it implies unless one is named.
+    pub fn apply(&self, settings: RunSettings) -> RunSettings {
+        RunSettings {
+            price: self.price.0.clone(),
+            cache: self.cache(),
+            idle_s: self.idle_s,
+            latency: self.latency,
+            ..settings
+        }
+    }
 }
 
 impl ServerArgs {
     /// The defaults for `strategy`, with these flags.
     pub fn settings(&self, strategy: Strategy) -> RunSettings {
-        RunSettings {
+        self.bill.apply(RunSettings {
             tokenizer: self.tokenizer.tokenizer,
             overflow: self.overflow.into(),
             on_overflow: self.on_overflow.into(),
             max_turns: self.max_turns,
             seed: self.seed,
             ..RunSettings::new(strategy)
-        }
+        })
     }
 }
 

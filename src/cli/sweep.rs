@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_compact::policy::Policy;
-use ctxbench_harness::human::thousands;
+use ctxbench_harness::human::{dollars, thousands};
 use ctxbench_harness::report::{CsvRows, ResultRow, csv, markdown, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
@@ -52,6 +52,11 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = Policy::DEFAULT_THRESHOLD.to_string(), value_name = "RANGE")]
     threshold: String,
 
+    /// Targets (low watermarks, fractions of the window): a value, a list, or start:end:step;
+    /// default: each threshold. Targets above a threshold are left out of its configurations.
+    #[arg(long, value_name = "RANGE")]
+    target: Option<String>,
+
     /// keep_recent_turns values: a value, a list, or a range such as 1..4.
     #[arg(long, default_value_t = Policy::DEFAULT_KEEP.to_string(), value_name = "RANGE")]
     keep: String,
@@ -75,9 +80,10 @@ pub struct SweepArgs {
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
 
-    /// What "best" means: tokens (fewest tokens sent, no lost fact, no overflow), facts, calls.
-    #[arg(long, default_value = "tokens", value_name = "OBJECTIVE")]
-    objective: String,
+    /// What "best" means: cost (lowest cost, no lost fact, no overflow), tokens (the same with
+    /// fewest tokens sent), facts, calls; default: cost, or tokens with --price none.
+    #[arg(long, value_name = "OBJECTIVE")]
+    objective: Option<String>,
 
     /// Threads; default: every core.
     #[arg(long, value_name = "N")]
@@ -121,6 +127,16 @@ impl SweepArgs {
             strategies,
             windows,
             thresholds: parse_decimals(&self.threshold).context("--threshold")?,
+            targets: match &self.target {
+                Some(t) => {
+                    let targets = parse_decimals(t).context("--target")?;
+                    if let Some(bad) = targets.iter().find(|t| !(**t > 0.0 && **t <= 1.0)) {
+                        bail!("--target {bad}: the target must be in (0, threshold], a fraction of the window");
+                    }
+                    targets.into_iter().map(Some).collect()
+                }
+                None => vec![None],
+            },
             keeps: parse_integers(&self.keep)
                 .context("--keep")?
                 .into_iter()
@@ -135,10 +151,21 @@ impl SweepArgs {
 }
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
-    let objective = Objective::parse(&args.objective)
-        .with_context(|| format!("--objective {:?}: expected tokens, facts or calls", args.objective))?;
+    let priced = args.server.bill.price.0.is_some();
+    let objective = match &args.objective {
+        Some(name) => Objective::parse(name)
+            .with_context(|| format!("--objective {name:?}: expected cost, tokens, facts or calls"))?,
+        None if priced => Objective::Cost,
+        None => Objective::Tokens,
+    };
+    if objective == Objective::Cost && !priced {
+        bail!("--objective cost needs a price; drop --price none or pick --objective tokens");
+    }
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let configs = args.grid()?.configs()?;
+    if configs.is_empty() {
+        bail!("no configuration to run: every --target is above every --threshold (a target is at most its threshold)");
+    }
     let scenarios = load_all(&scenario_files(&args.files)?, args.server.seed)?;
     let mut plan = Vec::new();
     for scenario in &scenarios {
@@ -237,14 +264,16 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
 fn best_line(row: &ResultRow) -> String {
     let (k, m) = (&row.settings, &row.metrics);
     format!(
-        "{}: {} · window {} · threshold {} · keep {} · reserve {} · {}: {} tokens sent, {} calls, {}/{} facts lost",
+        "{}: {} · window {} · threshold {} · target {} · keep {} · reserve {} · {}: {}{} tokens sent, {} calls, {}/{} facts lost",
         row.scenario,
         k.strategy,
         thousands(k.window.unwrap_or(0)),
         k.threshold,
+        k.target.unwrap_or(k.threshold),
         k.keep_recent_turns,
         k.reply_reserve,
         k.estimator,
+        m.cost_usd.map_or(String::new(), |c| format!("{}, ", dollars(c))),
         thousands(m.tokens_sent),
         m.model_calls,
         m.facts_lost,

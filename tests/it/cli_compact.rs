@@ -192,7 +192,7 @@ fn compacts_a_real_airline_conversation() {
     let output: Value = serde_json::from_str(&stdout).expect("valid compacted JSON");
     assert!(output["messages"].as_array().is_some_and(|m| !m.is_empty()));
     for line in [
-        "strategy  truncate:preview=150+drop",
+        "strategy  truncate:preview=150,trigger=threshold+drop",
         "before ",
         "after ",
         "pairing   ok",

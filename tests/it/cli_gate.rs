@@ -59,8 +59,9 @@ fn identical_results_pass() {
 #[test]
 fn a_worse_threshold_regresses_and_a_better_one_improves() {
     let dir = scratch("threshold");
-    let good = results(&dir, "good", &[]);
-    let worse = results(&dir, "worse", &["--threshold", "0.95"]);
+    // Unpriced and uncached, the bill is the tokens sent.
+    let good = results(&dir, "good", &["--price", "none"]);
+    let worse = results(&dir, "worse", &["--threshold", "0.95", "--price", "none"]);
     let (code, stdout, stderr) = gate(&[
         "--baseline",
         path(&good),
@@ -71,7 +72,7 @@ fn a_worse_threshold_regresses_and_a_better_one_improves() {
     ]);
     assert_eq!(code, 1, "{stdout}{stderr}");
     assert!(
-        stdout.contains("| parallel-calls · drop (threshold 0.8 → 0.95) | tokens_sent | 18,821 | 23,274 | +4453 (+23.7%) | regressed |"),
+        stdout.contains("| parallel-calls · drop (threshold 0.8 → 0.95, target 0.8 → 0.95) | tokens_sent | 18,821 | 23,274 | +4453 (+23.7%) | regressed |"),
         "{stdout}"
     );
     let junit = std::fs::read_to_string(dir.join("junit.xml")).expect("junit written");
@@ -95,6 +96,23 @@ fn a_worse_threshold_regresses_and_a_better_one_improves() {
         gate(&["--baseline", path(&worse), "--current", path(&good), "--exact"]).0,
         1
     );
+
+    // Priced, with the cache: compacting earlier sends fewer tokens and costs less, but breaks
+    // the cached prefix more often, and the gate says so.
+    let good = results(&dir, "good-priced", &[]);
+    let worse = results(&dir, "worse-priced", &["--threshold", "0.95"]);
+    let (code, stdout, stderr) = gate(&["--baseline", path(&worse), "--current", path(&good)]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let line = |figure: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with("| parallel-calls · drop ") && l.contains(&format!(" | {figure} | ")))
+            .unwrap_or_else(|| panic!("{figure} in\n{stdout}"))
+            .to_owned()
+    };
+    assert!(line("tokens_sent").ends_with("| improved |"), "{stdout}");
+    assert!(line("cost_usd").ends_with("| improved |"), "{stdout}");
+    assert!(line("cache_hit_rate").ends_with("| regressed |"), "{stdout}");
 }
 
 #[test]
@@ -104,19 +122,23 @@ fn tolerances_and_overrides() {
     // The same results with the first row's tokens_sent 3% higher.
     let text = std::fs::read_to_string(&good).expect("results");
     let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let column = reader
-        .headers()
-        .expect("header")
+    let headers = reader.headers().expect("header").clone();
+    let column = headers.iter().position(|h| h == "tokens_sent").expect("tokens_sent");
+    let mut records: Vec<csv::StringRecord> = reader.records().map(|r| r.expect("a row")).collect();
+    let sent: u64 = records[0][column].parse().expect("a number");
+    let grown_sent = (sent * 103 / 100).to_string();
+    records[0] = records[0]
         .iter()
-        .position(|h| h == "tokens_sent")
-        .expect("tokens_sent");
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let mut cells: Vec<String> = lines[1].split(',').map(str::to_owned).collect();
-    let sent: u64 = cells[column].parse().expect("a number");
-    cells[column] = (sent * 103 / 100).to_string();
-    lines[1] = cells.join(",");
+        .enumerate()
+        .map(|(i, cell)| if i == column { grown_sent.as_str() } else { cell })
+        .collect();
     let grown = dir.join("grown.csv");
-    std::fs::write(&grown, lines.join("\n") + "\n").expect("write");
+    let mut writer = csv::Writer::from_path(&grown).expect("write");
+    writer.write_record(&headers).expect("write");
+    for record in &records {
+        writer.write_record(record).expect("write");
+    }
+    writer.flush().expect("write");
 
     let check = |extra: &[&str], expect: i32| {
         let mut args = vec!["--baseline", path(&good), "--current", path(&grown)];

@@ -28,7 +28,7 @@ fn compare_is_deterministic_and_writes_reports() {
         1 + 10 * 10,
         "a header and one row per scenario × standard strategy"
     );
-    assert!(csv.starts_with("scenario,strategy,window,threshold,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,seed,"));
+    assert!(csv.starts_with("scenario,strategy,window,threshold,target,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,price,cache,idle_s,latency,seed,"));
     let traces = std::fs::read_dir(a.join("traces")).expect("traces/").count();
     assert_eq!(traces, 100);
     let trace = read(a.join("traces/bike-shop-return--drop.jsonl"));

@@ -34,7 +34,7 @@ fn a_thousand_configurations_whatever_the_threads() {
         stderr.contains("swept 1,000 configurations in "),
         "the time it took is printed: {stderr}"
     );
-    assert!(stdout.contains("best per scenario (fewest tokens sent with no lost fact and no overflow):"));
+    assert!(stdout.contains("best per scenario (lowest cost with no lost fact and no overflow):"));
     assert!(
         stdout.contains("unfetchable-facts: no configuration qualifies"),
         "{stdout}"
@@ -110,7 +110,24 @@ fn bad_grids_are_named() {
             "no strategy in the sweep has a `mask` stage",
         ),
         (&["--shard", "5/4"][..], "expected i/n with 1 ≤ i ≤ n"),
-        (&["--objective", "speed"][..], "expected tokens, facts or calls"),
+        (&["--objective", "speed"][..], "expected cost, tokens, facts or calls"),
+        (
+            &["--objective", "cost", "--price", "none"][..],
+            "--objective cost needs a price",
+        ),
+        (
+            &["--price", "gpt-9"][..],
+            "is not a model of the price table; known: gpt-5.4, ",
+        ),
+        (
+            &["--cache", "lru"][..],
+            "is not a cache mode; expected none, prefix or breakpoints",
+        ),
+        (&["--target", "1.5"][..], "the target must be in (0, threshold]"),
+        (
+            &["--threshold", "0.5", "--target", "0.6,0.7"][..],
+            "every --target is above every --threshold",
+        ),
     ] {
         let output = ctxbench()
             .arg("sweep")

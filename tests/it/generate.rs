@@ -140,11 +140,15 @@ pub fn conversation() -> impl Strategy<Value = Conversation> {
 
 /// A valid policy; windows from tiny to roomy so that every strategy gets to work.
 pub fn policy() -> impl Strategy<Value = Policy> {
-    (20u64..30_000, 1u32..=20, 1usize..5, 0u64..4).prop_map(|(window, twentieths, keep, reserve)| Policy {
-        window,
-        threshold: f64::from(twentieths) / 20.0,
-        keep_recent_turns: keep,
-        reply_reserve: window * reserve / 10,
+    (20u64..30_000, 1u32..=20, 0u32..=20, 1usize..5, 0u64..4).prop_map(|(window, twentieths, low, keep, reserve)| {
+        Policy {
+            window,
+            threshold: f64::from(twentieths) / 20.0,
+            // Half the time a low watermark at or below the threshold.
+            target: (low > 0 && low <= twentieths).then(|| f64::from(low) / 20.0),
+            keep_recent_turns: keep,
+            reply_reserve: window * reserve / 10,
+        }
     })
 }
 

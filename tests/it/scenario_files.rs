@@ -4,9 +4,11 @@
 use ctxbench_compact::Message;
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_harness::agent::model::{Model, ModelError, ModelRequest};
+use ctxbench_harness::billing::cache::CacheMode;
+use ctxbench_harness::billing::latency::Latency;
 use ctxbench_harness::scenario::parse_scenario;
 use ctxbench_harness::settings::Overflow;
-use ctxbench_harness::sim::provider::Provider;
+use ctxbench_harness::sim::provider::{Provider, Server};
 use ctxbench_harness::sim::scripted::ScriptedModel;
 use ctxbench_harness::trace::CallKind;
 use serde_json::{Value, json};
@@ -99,8 +101,12 @@ fn the_provider_rejects_a_broken_history() {
     let mut server = Provider::new(
         ScriptedModel::new(&s, 0),
         CounterKind::O200k.counter(),
-        1000,
-        Overflow::Reject,
+        Server {
+            window: 1000,
+            overflow: Overflow::Reject,
+            cache: CacheMode::None,
+            latency: Latency::default(),
+        },
     );
     let orphan: Vec<Message> = serde_json::from_value(json!([
         {"role": "user", "content": "hi"},
@@ -114,6 +120,7 @@ fn the_provider_rejects_a_broken_history() {
         tools: &ctxbench_compact::tool_schemas::NO_TOOLS,
         request: 0,
         summary: None,
+        at_s: 0.0,
     };
     let err = server.complete(request).expect_err("rejected");
     assert!(matches!(err, ModelError::Pairing(_)), "{err}");

@@ -19,6 +19,7 @@ fn compact_case(case: &Value, strategy: &str, estimator: CounterKind) -> String 
     let policy = Policy {
         window: case["window"].as_u64().expect("window"),
         threshold: case["threshold"].as_f64().expect("threshold"),
+        target: None,
         keep_recent_turns: case["keep"].as_u64().expect("keep") as usize,
         reply_reserve: 0,
     };

@@ -313,6 +313,7 @@ fn ask(model: &mut HttpModel) -> Result<ctxbench_harness::agent::model::ModelRep
         tools: &ctxbench_compact::tool_schemas::NO_TOOLS,
         request: 0,
         summary: None,
+        at_s: 0.0,
     })
 }
 

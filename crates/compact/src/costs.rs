@@ -5,8 +5,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 /// How many values are cached: the costs of `chars4`, `chars4-py`, `o200k` and `cl100k`, a
 /// message's text length in UTF-16 units and in code points ([`TEXT_UTF16`], [`TEXT_CODE_POINTS`]),
-/// and its string content's part of each `chars4` cost ([`CONTENT_JS`], [`CONTENT_PY`]).
-const SLOTS: usize = 8;
+/// its string content's part of each `chars4` cost ([`CONTENT_JS`], [`CONTENT_PY`]), and the
+/// two halves of its fingerprint ([`FINGERPRINT`]).
+const SLOTS: usize = 10;
 
 /// The slot of a message's text length in UTF-16 units (JavaScript's `.length`): `chars4`'s
 /// cost of a system prompt, and the `N chars` of `truncate`'s and `mask`'s notes.
@@ -18,6 +19,10 @@ pub(crate) const TEXT_CODE_POINTS: usize = 5;
 pub(crate) const CONTENT_JS: usize = 6;
 /// The slot of a string content's JSON length as `chars4-py` counts it, as [`CONTENT_JS`].
 pub(crate) const CONTENT_PY: usize = 7;
+
+/// The first of the two slots of a value's fingerprint: the hash of its canonical JSON, which
+/// prefix caches key on.
+pub(crate) const FINGERPRINT: usize = 8;
 
 /// A slot with no cost in it. A cost this large (four billion units in one message) is never
 /// cached: it is computed each time, so the cache stays exact.
@@ -49,6 +54,21 @@ impl Costs {
         cost
     }
 
+    /// A 64-bit value kept in slots `slot` and `slot + 1`, computed the first time. A value with
+    /// a half equal to the empty mark is computed each time, so the cache stays exact.
+    pub(crate) fn get_wide(&self, slot: usize, compute: impl FnOnce() -> u64) -> u64 {
+        if let (Some(lo), Some(hi)) = (self.known(slot), self.known(slot + 1)) {
+            return lo | hi << 32;
+        }
+        let value = compute();
+        let (lo, hi) = (value as u32, (value >> 32) as u32);
+        if lo != UNKNOWN && hi != UNKNOWN {
+            self.0[slot].store(lo, Ordering::Relaxed);
+            self.0[slot + 1].store(hi, Ordering::Relaxed);
+        }
+        value
+    }
+
     /// The cost in `slot` if it is known.
     pub(crate) fn known(&self, slot: usize) -> Option<u64> {
         let known = self.0[slot].load(Ordering::Relaxed);
@@ -59,6 +79,15 @@ impl Costs {
     pub(crate) fn forget(&mut self) {
         *self = Costs::new();
     }
+}
+
+/// The fingerprint of a value: foldhash, with a fixed seed, of its compact JSON.
+pub(crate) fn fingerprint_of<T: serde::Serialize + ?Sized>(value: &T) -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let bytes = serde_json::to_vec(value).unwrap_or_default();
+    let mut hasher = foldhash::fast::FixedState::with_seed(0x6374_7862_656e_6368).build_hasher();
+    hasher.write(&bytes);
+    hasher.finish()
 }
 
 impl Default for Costs {

@@ -10,6 +10,9 @@ pub struct Policy {
     pub window: u64,
     /// Compact once a request's estimate passes this fraction of the window (0 < t ≤ 1).
     pub threshold: f64,
+    /// Once compacting, work the estimate down to this fraction of the window (the low
+    /// watermark); `None` is the threshold: stop as soon as it fits.
+    pub target: Option<f64>,
     /// The last N user requests, and everything after them, are never touched (N ≥ 1).
     pub keep_recent_turns: usize,
     /// Tokens kept free for the reply.
@@ -41,6 +44,7 @@ impl Policy {
         Policy {
             window,
             threshold: Policy::DEFAULT_THRESHOLD,
+            target: None,
             keep_recent_turns: Policy::DEFAULT_KEEP,
             reply_reserve: Policy::DEFAULT_REPLY_RESERVE,
         }
@@ -56,6 +60,14 @@ impl Policy {
                 "the threshold must be in (0, 1], a fraction of the window; got {}",
                 self.threshold
             )));
+        }
+        if let Some(target) = self.target {
+            if !(target > 0.0 && target <= self.threshold) {
+                return Err(PolicyError(format!(
+                    "the target must be in (0, threshold], a fraction of the window at most the threshold ({}); got {target}",
+                    self.threshold
+                )));
+            }
         }
         if self.keep_recent_turns == 0 {
             return Err(PolicyError(
@@ -75,6 +87,15 @@ impl Policy {
     /// with the product taken on the threshold's decimal digits, not on its binary float.
     pub fn limit(&self) -> u64 {
         floor_times_decimal(self.window, self.threshold).min(self.hard_limit())
+    }
+
+    /// What a compaction works the estimate down to once it passed the limit: `floor(window ×
+    /// target)`, at most the limit (the limit itself without a target).
+    pub fn goal(&self) -> u64 {
+        match self.target {
+            Some(target) => floor_times_decimal(self.window, target).min(self.limit()),
+            None => self.limit(),
+        }
     }
 
     /// The most a request may hold and leave the reply its room: `window − reply_reserve`. What a
@@ -106,6 +127,7 @@ mod tests {
             Policy {
                 window,
                 threshold,
+                target: None,
                 keep_recent_turns: 2,
                 reply_reserve,
             }
@@ -129,5 +151,21 @@ mod tests {
             p.validate().map_err(|e| e.to_string()),
             Err("the threshold must be in (0, 1], a fraction of the window; got 1.5".into())
         );
+        p.threshold = 0.8;
+        p.target = Some(0.9);
+        assert!(
+            p.validate()
+                .is_err_and(|e| e.to_string().contains("at most the threshold (0.8); got 0.9"))
+        );
+    }
+
+    #[test]
+    fn the_goal_is_the_target_below_the_limit() {
+        let mut p = Policy::new(10_000);
+        assert_eq!((p.limit(), p.goal()), (8000, 8000), "no target: the limit");
+        p.target = Some(0.5);
+        assert_eq!(p.goal(), 5000);
+        p.reply_reserve = 6000;
+        assert_eq!((p.limit(), p.goal()), (4000, 4000), "never above the limit");
     }
 }

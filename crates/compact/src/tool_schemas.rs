@@ -7,7 +7,7 @@ use std::sync::{Arc, LazyLock};
 
 use serde_json::Value;
 
-use crate::costs::Costs;
+use crate::costs::{Costs, FINGERPRINT};
 
 /// The `tools` array of a chat request (OpenAI function schemas), kept verbatim. Read it as a
 /// slice of JSON values; to change it, build a new one (its cached costs go with the old).
@@ -32,6 +32,12 @@ impl ToolSchemas {
     /// The schemas, in order.
     pub fn as_slice(&self) -> &[Value] {
         &self.list
+    }
+
+    /// A 64-bit hash of the array's canonical JSON, computed once, as [`crate::Message::fingerprint`].
+    pub fn fingerprint(&self) -> u64 {
+        self.costs
+            .get_wide(FINGERPRINT, || crate::costs::fingerprint_of(&*self.list))
     }
 
     /// The cost a counter found for these schemas (in its `slot`), computing it the first time.

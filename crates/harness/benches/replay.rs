@@ -106,6 +106,7 @@ fn sweep_slice(c: &mut Criterion) {
         ],
         windows: vec![None],
         thresholds: vec![0.6, 0.7, 0.8, 0.9, 0.95],
+        targets: vec![None],
         keeps: vec![1, 2, 3, 4, 5],
         reserves: vec![0],
         estimators: vec![ctxbench_compact::tokens::Estimator::Counter(

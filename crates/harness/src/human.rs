@@ -14,6 +14,22 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `0.014248` → `$0.0142`: dollars to a hundredth of a cent, so that a column of runs that
+/// cost cents still tells them apart.
+pub fn dollars(usd: f64) -> String {
+    format!("${usd:.4}")
+}
+
+/// `0.873` → `87%`; `0.0004` → `0.04%`, so that a rate barely above nothing does not read as 0.
+pub fn percent(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    if p == 0.0 || p >= 1.0 {
+        format!("{p:.0}%")
+    } else {
+        format!("{p:.2}%")
+    }
+}
+
 /// `after` relative to `before`: `-42.0%`, `+3.1%`, or `±0%`.
 pub fn percent_change(before: u64, after: u64) -> String {
     if before == after || before == 0 {
@@ -36,5 +52,11 @@ mod tests {
         assert_eq!(percent_change(200, 100), "-50.0%");
         assert_eq!(percent_change(100, 103), "+3.0%");
         assert_eq!(percent_change(100, 100), "±0%");
+        assert_eq!(dollars(0.014248), "$0.0142");
+        assert_eq!(dollars(12.5), "$12.5000");
+        assert_eq!(
+            (percent(0.873), percent(0.0), percent(0.0004)),
+            ("87%".into(), "0%".into(), "0.04%".into())
+        );
     }
 }

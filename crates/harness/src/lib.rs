@@ -6,7 +6,7 @@
 //! # Layout, in the order data flows
 //!
 //! - [`settings`]: [`RunSettings`], everything a run depends on besides its scenario; the row
-//!   key of every results file.
+//!   key of every results file. [`billing`]: its prices, prompt caches and latency model.
 //! - [`scenario`]: scenario files (parsed, padded, validated) and their fixture tools.
 //! - [`agent`]: the loop a Rust agent embeds ([`agent::Agent`]), the [`agent::model::Model`] and
 //!   [`agent::tools::Tools`] it is generic over, and the trace line of each call.
@@ -19,6 +19,7 @@
 //! - [`human`]: numbers for people.
 
 pub mod agent;
+pub mod billing;
 mod error;
 pub mod gate;
 pub mod http;

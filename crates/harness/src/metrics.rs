@@ -4,12 +4,14 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
+use crate::agent::record::{dollars, picodollars};
 use crate::scenario::Scenario;
 use crate::trace::CallKind;
 use crate::trace::{CallRecord, Outcome};
 
-/// What a run cost and what it broke.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// What a run cost and what it broke. The figures of the real bill read as 0 (and no cost) from a
+/// results file written before them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunMetrics {
     /// Requests in the scenario.
     pub requests: usize,
@@ -23,12 +25,39 @@ pub struct RunMetrics {
     pub refetch_calls: usize,
     /// Summary calls made by `summarize`.
     pub summarizer_calls: usize,
+    /// Summary calls that failed (rejected or in error): their history stayed as it was.
+    #[serde(default)]
+    pub summary_failures: usize,
     /// Σ true input tokens of accepted calls, summaries included: the bill.
     pub tokens_sent: u64,
     /// The part of `tokens_sent` that is system prompt and tool schemas.
     pub prefix_tokens: u64,
     /// Σ true tokens of replies.
     pub tokens_received: u64,
+    /// The part of `tokens_sent` neither read from the cache nor written to it.
+    #[serde(default)]
+    pub uncached_tokens: u64,
+    /// The part of `tokens_sent` read from the provider's cache.
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// The part of `tokens_sent` written to the cache (billed at the write price).
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    /// `cache_read_tokens / tokens_sent` (0 when nothing was sent).
+    #[serde(default)]
+    pub cache_hit_rate: f64,
+    /// Accepted agent calls whose request does not extend the previous one's.
+    #[serde(default)]
+    pub prefix_breaks: usize,
+    /// Σ over those breaks of the previous request's tokens past what the two share.
+    #[serde(default)]
+    pub invalidated_tokens: u64,
+    /// What the run cost in US dollars, summaries included; empty with `--price none`.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+    /// When the run ended on the simulated clock, in seconds.
+    #[serde(default)]
+    pub elapsed_s: f64,
     /// The largest accepted call.
     pub peak_request_tokens: u64,
     /// Calls rejected as over the window.
@@ -70,8 +99,14 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
     };
     let mut cannot_fit = BTreeSet::new();
     let mut lost_in = BTreeSet::new();
+    // Costs are summed exactly, in picodollars.
+    let mut cost: Option<u128> = None;
     for r in trace {
         m.model_calls += 1;
+        if let Some(dollars) = r.cost_usd {
+            *cost.get_or_insert(0) += picodollars(dollars);
+        }
+        m.elapsed_s = m.elapsed_s.max(r.at_s + r.latency_s);
         match r.kind {
             CallKind::Agent => m.agent_calls += 1,
             CallKind::Refetch => m.refetch_calls += 1,
@@ -88,6 +123,13 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
             m.prefix_tokens += r.prefix_tokens;
             m.tokens_received += r.completion_tokens;
             m.peak_request_tokens = m.peak_request_tokens.max(r.billed_tokens);
+            m.uncached_tokens += r.uncached_tokens;
+            m.cache_read_tokens += r.cache_read_tokens;
+            m.cache_write_tokens += r.cache_write_tokens;
+            m.invalidated_tokens += r.invalidated_tokens;
+            m.prefix_breaks += usize::from(r.prefix_break);
+        } else if r.kind == CallKind::Summary {
+            m.summary_failures += 1;
         }
         if let Some(c) = &r.compaction {
             if c.truncated + c.masked + c.dropped > 0 {
@@ -114,6 +156,14 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         .map(|s| s.needs.len())
         .sum();
     m.facts_unreached = total_needs - m.facts_needed.min(total_needs);
+    m.cost_usd = cost.map(dollars);
+    // To the millisecond: what the clock's sums carry below it is float noise.
+    m.elapsed_s = (m.elapsed_s * 1000.0).round() / 1000.0;
+    m.cache_hit_rate = if m.tokens_sent == 0 {
+        0.0
+    } else {
+        (m.cache_read_tokens as f64 / m.tokens_sent as f64 * 1e6).round() / 1e6
+    };
     m.cannot_fit = cannot_fit.len();
     // A request is answered when its last accepted agent call replied without tool calls.
     for request in 1..=scenario.requests.len() {

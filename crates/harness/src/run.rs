@@ -10,7 +10,7 @@ use crate::metrics::{RunMetrics, metrics};
 use crate::scenario::FixtureTools;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
-use crate::sim::provider::Provider;
+use crate::sim::provider::{Provider, Server};
 use crate::sim::scripted::ScriptedModel;
 use crate::trace::CallKind;
 use crate::trace::CallRecord;
@@ -46,8 +46,13 @@ pub fn run_with_model<M: Model>(
     model: M,
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> Result<RunResult, SettingsError> {
-    let window = settings.policy(scenario)?.window;
-    let server = Provider::new(model, settings.tokenizer.counter(), window, settings.overflow);
+    let server = Server {
+        window: settings.policy(scenario)?.window,
+        overflow: settings.overflow,
+        cache: settings.cache.clone(),
+        latency: settings.latency,
+    };
+    let server = Provider::new(model, settings.tokenizer.counter(), server);
     run_loop(scenario, settings, server, 0, on_call)
 }
 
@@ -86,6 +91,8 @@ fn run_loop<M: Model>(
     let options = LoopOptions {
         true_counter: settings.tokenizer.counter(),
         on_overflow: settings.on_overflow,
+        price: settings.price.as_ref().map(|p| p.for_cache(&settings.cache)),
+        cache_ttl_s: settings.cache.ttl_s(),
     };
     let tools = FixtureTools::new(&scenario.tools).named(scenario.tool_result_name);
     let mut agent = Agent::new(model, tools, compactor, conversation, options);
@@ -95,6 +102,9 @@ fn run_loop<M: Model>(
         if request.steps.is_empty() {
             // A request with no steps ends the run there.
             break;
+        }
+        if r > 0 {
+            agent.wait(settings.idle_s.unwrap_or(request.idle_s));
         }
         agent.conversation.messages.extend(request.before.iter().cloned());
         let max_turns = settings.max_turns.unwrap_or(request.max_turns.max(min_turns));

@@ -12,6 +12,9 @@ use ctxbench_compact::tokens::{CounterKind, Estimator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 pub use crate::agent::OnOverflow;
+use crate::billing::cache::CacheMode;
+use crate::billing::latency::Latency;
+use crate::billing::price::Price;
 use crate::scenario::Scenario;
 
 /// What the server does with a request over the window.
@@ -72,6 +75,10 @@ pub struct RunSettings {
     pub window: Option<u64>,
     /// Compact once the estimate passes this fraction of the window.
     pub threshold: f64,
+    /// Once compacting, work the estimate down to this fraction of the window; `None`: the
+    /// threshold (a row always has one).
+    #[serde(default)]
+    pub target: Option<f64>,
     /// Requests protected at the end of the history.
     pub keep_recent_turns: usize,
     /// Tokens kept free for the reply.
@@ -88,8 +95,28 @@ pub struct RunSettings {
     pub on_overflow: OnOverflow,
     /// Agent and refetch calls per request; `None` takes the scenario's.
     pub max_turns: Option<usize>,
+    /// What tokens cost: a model of the price table, or numbers; `None` (`--price none`): cost
+    /// is not computed.
+    #[serde(with = "price", default)]
+    pub price: Option<Price>,
+    /// The prompt cache the server runs.
+    #[serde(with = "text", default = "no_cache")]
+    pub cache: CacheMode,
+    /// Seconds between one request's end and the next one's start; `None` takes each request's
+    /// own (`idle_s`, 30 by default).
+    #[serde(default)]
+    pub idle_s: Option<f64>,
+    /// How long a model call takes.
+    #[serde(with = "text", default)]
+    pub latency: Latency,
     /// The seed of every random draw.
     pub seed: u64,
+}
+
+/// The cache of a results file written before ctxbench had one (its columns absent): none, as
+/// the runs that wrote it had. Their price is absent too, so `none`.
+fn no_cache() -> CacheMode {
+    CacheMode::None
 }
 
 /// Settings that cannot run a scenario; the message says what to do.
@@ -117,6 +144,16 @@ impl RunSettings {
     pub const DEFAULT_ON_OVERFLOW: OnOverflow = OnOverflow::Abort;
     /// The seed when none is given.
     pub const DEFAULT_SEED: u64 = 0;
+    /// The price when none is given: OpenAI's current mid-size model, what most users of
+    /// OpenAI-compatible endpoints run (README, "The real bill").
+    pub const DEFAULT_PRICE: &str = "gpt-5.4-mini";
+
+    /// The default price, with the cache it implies.
+    pub fn default_price() -> Price {
+        Price::named(RunSettings::DEFAULT_PRICE)
+            .cloned()
+            .unwrap_or_else(|| unreachable!("the default price is a model of prices.toml (tested)"))
+    }
 
     /// The defaults, for a strategy.
     pub fn new(strategy: Strategy) -> RunSettings {
@@ -124,6 +161,7 @@ impl RunSettings {
             strategy,
             window: None,
             threshold: Policy::DEFAULT_THRESHOLD,
+            target: None,
             keep_recent_turns: Policy::DEFAULT_KEEP,
             reply_reserve: Policy::DEFAULT_REPLY_RESERVE,
             estimator: RunSettings::DEFAULT_ESTIMATOR,
@@ -131,6 +169,10 @@ impl RunSettings {
             overflow: RunSettings::DEFAULT_OVERFLOW,
             on_overflow: RunSettings::DEFAULT_ON_OVERFLOW,
             max_turns: None,
+            cache: RunSettings::default_price().cache,
+            price: Some(RunSettings::default_price()),
+            idle_s: None,
+            latency: Latency::default(),
             seed: RunSettings::DEFAULT_SEED,
         }
     }
@@ -147,6 +189,7 @@ impl RunSettings {
         let policy = Policy {
             window,
             threshold: self.threshold,
+            target: self.target.filter(|t| *t != self.threshold),
             keep_recent_turns: self.keep_recent_turns,
             reply_reserve: self.reply_reserve,
         };
@@ -162,6 +205,7 @@ impl RunSettings {
         let policy = self.policy(scenario)?;
         Ok(RunSettings {
             window: Some(policy.window),
+            target: Some(self.target.unwrap_or(self.threshold)),
             ..self.clone()
         })
     }
@@ -170,15 +214,20 @@ impl RunSettings {
     /// threshold 0.8 · …`); the strategy apart, since a table names it on every row.
     pub fn describe(&self) -> String {
         format!(
-            "settings: window {} · threshold {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {} · on-overflow {} · seed {}",
+            "settings: window {} · threshold {} · target {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {} · on-overflow {} · price {} · cache {} · idle {} · latency {} · seed {}",
             self.window.map_or("per scenario".to_owned(), |w| w.to_string()),
             self.threshold,
+            self.target.map_or("= threshold".to_owned(), |t| t.to_string()),
             self.keep_recent_turns,
             self.reply_reserve,
             self.estimator,
             self.tokenizer,
             self.overflow,
             self.on_overflow,
+            price_text(&self.price),
+            self.cache,
+            self.idle_s.map_or("per request".to_owned(), |s| format!("{s} s")),
+            self.latency,
             self.seed
         )
     }
@@ -191,6 +240,11 @@ impl RunSettings {
             .cmp(&y.strategy.to_string())
             .then(x.window.cmp(&y.window))
             .then(x.threshold.total_cmp(&y.threshold))
+            .then(
+                x.target
+                    .unwrap_or(x.threshold)
+                    .total_cmp(&y.target.unwrap_or(y.threshold)),
+            )
             .then(x.keep_recent_turns.cmp(&y.keep_recent_turns))
             .then(x.reply_reserve.cmp(&y.reply_reserve))
             .then_with(|| x.estimator.as_str().cmp(y.estimator.as_str()))
@@ -198,6 +252,10 @@ impl RunSettings {
             .then_with(|| x.overflow.as_str().cmp(y.overflow.as_str()))
             .then_with(|| x.on_overflow.as_str().cmp(y.on_overflow.as_str()))
             .then(x.max_turns.cmp(&y.max_turns))
+            .then_with(|| price_text(&x.price).cmp(&price_text(&y.price)))
+            .then_with(|| x.cache.to_string().cmp(&y.cache.to_string()))
+            .then(x.idle_s.unwrap_or(-1.0).total_cmp(&y.idle_s.unwrap_or(-1.0)))
+            .then_with(|| x.latency.to_string().cmp(&y.latency.to_string()))
             .then(x.seed.cmp(&y.seed))
     }
 }
@@ -213,6 +271,31 @@ pub fn parse_tokenizer(name: &str) -> Result<CounterKind, String> {
     CounterKind::parse(name)
         .filter(|k| RunSettings::TOKENIZERS.contains(k))
         .ok_or_else(|| format!("{name:?} is not a tokenizer; expected o200k or cl100k"))
+}
+
+/// A price as the settings spell it: `none`, a model's name, or its numbers.
+pub fn price_text(price: &Option<Price>) -> String {
+    price.as_ref().map_or_else(|| "none".to_owned(), Price::to_string)
+}
+
+/// The price column: `none`, a model of the table, or the four numbers (a results file names no
+/// file).
+mod price {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(value: &Option<Price>, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&price_text(value))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Price>, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        let no_file = |file: &str| {
+            Err(format!(
+                "{file}: a results file spells a price by its name or its numbers"
+            ))
+        };
+        Price::parse(&text, &no_file).map_err(serde::de::Error::custom)
+    }
 }
 
 /// A field written as its name (`Display`) and read back by parsing it (`FromStr`).

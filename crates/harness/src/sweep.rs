@@ -10,6 +10,7 @@ use std::cmp::Ordering;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::tokens::Estimator;
 
+use crate::agent::record::picodollars;
 use crate::report::ResultRow;
 use crate::settings::RunSettings;
 
@@ -93,6 +94,9 @@ pub struct Grid {
     pub windows: Vec<Option<u64>>,
     /// Thresholds.
     pub thresholds: Vec<f64>,
+    /// Targets (low watermarks); `None` is the threshold. A target above its threshold is no
+    /// configuration and is left out.
+    pub targets: Vec<Option<f64>>,
     /// `keep_recent_turns` values.
     pub keeps: Vec<usize>,
     /// Reply reserves.
@@ -133,18 +137,21 @@ impl Grid {
         for strategy in &strategies {
             for &window in &self.windows {
                 for &threshold in &self.thresholds {
-                    for &keep in &self.keeps {
-                        for &reserve in &self.reserves {
-                            for &estimator in &self.estimators {
-                                configs.push(RunSettings {
-                                    strategy: strategy.clone(),
-                                    window,
-                                    threshold,
-                                    keep_recent_turns: keep,
-                                    reply_reserve: reserve,
-                                    estimator,
-                                    ..self.base.clone()
-                                });
+                    for &target in self.targets.iter().filter(|t| t.is_none_or(|t| t <= threshold)) {
+                        for &keep in &self.keeps {
+                            for &reserve in &self.reserves {
+                                for &estimator in &self.estimators {
+                                    configs.push(RunSettings {
+                                        strategy: strategy.clone(),
+                                        window,
+                                        threshold,
+                                        target,
+                                        keep_recent_turns: keep,
+                                        reply_reserve: reserve,
+                                        estimator,
+                                        ..self.base.clone()
+                                    });
+                                }
                             }
                         }
                     }
@@ -193,6 +200,8 @@ pub fn row_order(a: &ResultRow, b: &ResultRow) -> Ordering {
 /// What "best" means when a sweep picks a configuration per scenario.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Objective {
+    /// Lowest cost with no lost fact and no overflow (the default when a price is set).
+    Cost,
     /// Fewest tokens sent with no lost fact and no overflow.
     Tokens,
     /// Fewest facts lost, then fewest tokens sent.
@@ -205,6 +214,7 @@ impl Objective {
     /// Parses a command-line name.
     pub fn parse(name: &str) -> Option<Objective> {
         match name {
+            "cost" => Some(Objective::Cost),
             "tokens" => Some(Objective::Tokens),
             "facts" => Some(Objective::Facts),
             "calls" => Some(Objective::Calls),
@@ -215,6 +225,7 @@ impl Objective {
     /// What it means, for people.
     pub fn describe(self) -> &'static str {
         match self {
+            Objective::Cost => "lowest cost with no lost fact and no overflow",
             Objective::Tokens => "fewest tokens sent with no lost fact and no overflow",
             Objective::Facts => "fewest facts lost, then fewest tokens sent",
             Objective::Calls => "fewest model calls with no lost fact, then fewest tokens sent",
@@ -227,6 +238,7 @@ impl Objective {
             let m = &r.metrics;
             m.completed
                 && match self {
+                    Objective::Cost => m.facts_lost == 0 && m.overflows == 0 && m.cost_usd.is_some(),
                     Objective::Tokens => m.facts_lost == 0 && m.overflows == 0,
                     Objective::Facts => true,
                     Objective::Calls => m.facts_lost == 0,
@@ -235,9 +247,10 @@ impl Objective {
         let score = |r: &ResultRow| {
             let m = &r.metrics;
             match self {
-                Objective::Tokens => (m.tokens_sent, 0),
-                Objective::Facts => (m.facts_lost as u64, m.tokens_sent),
-                Objective::Calls => (m.model_calls as u64, m.tokens_sent),
+                Objective::Cost => (m.cost_usd.map_or(u128::MAX, picodollars), u128::from(m.tokens_sent)),
+                Objective::Tokens => (u128::from(m.tokens_sent), 0),
+                Objective::Facts => (m.facts_lost as u128, u128::from(m.tokens_sent)),
+                Objective::Calls => (m.model_calls as u128, u128::from(m.tokens_sent)),
             }
         };
         rows.iter()

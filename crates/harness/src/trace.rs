@@ -67,7 +67,7 @@ pub struct CompactionRecord {
 }
 
 /// One model call.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
     /// Always [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -91,10 +91,36 @@ pub struct CallRecord {
     pub true_tokens: u64,
     /// Tokens billed: the true count of what the server kept; 0 when rejected.
     pub billed_tokens: u64,
+    /// Of `billed_tokens`, those neither read from the prompt cache nor written to it.
+    #[serde(default)]
+    pub uncached_tokens: u64,
+    /// Of `billed_tokens`, those read from the prompt cache.
+    #[serde(default)]
+    pub cache_read_tokens: u64,
+    /// Of `billed_tokens`, those written to the prompt cache, at its write price.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
     /// The part of `billed_tokens` that is system prompt and tool schemas.
     pub prefix_tokens: u64,
     /// True tokens of the reply (content, call names, arguments).
     pub completion_tokens: u64,
+    /// What the call cost, in US dollars: `uncached × input + cache_read × cache read +
+    /// cache_write × cache write + completion × output`; `null` without a price.
+    #[serde(default)]
+    pub cost_usd: Option<f64>,
+    /// When the call was made, in simulated seconds since the run began.
+    #[serde(default)]
+    pub at_s: f64,
+    /// Seconds the call took (0 for a rejection).
+    #[serde(default)]
+    pub latency_s: f64,
+    /// An accepted agent call whose request does not extend the previous accepted agent call's:
+    /// something before that request's end changed (a compaction), so a cache of it is lost.
+    #[serde(default)]
+    pub prefix_break: bool,
+    /// With `prefix_break`: the previous request's true tokens past what the two share.
+    #[serde(default)]
+    pub invalidated_tokens: u64,
     /// The compactor's limit for this call.
     pub limit: u64,
     /// The context window.

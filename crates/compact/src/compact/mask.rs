@@ -103,7 +103,7 @@ pub(crate) fn clear_tool_uses(work: &mut Work<'_>, p: &Clear<'_>) {
     if work.estimate() <= p.trigger {
         return;
     }
-    let target = p.trigger.min(work.limit);
+    let target = p.trigger.min(work.goal);
     let before = work.estimate();
     let done = |work: &Work<'_>| work.estimate() <= target && before - work.estimate() >= p.clear_at_least;
     // One pass: results wait until clearing them all is known to free `clear_at_least` (when

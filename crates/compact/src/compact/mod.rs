@@ -28,7 +28,7 @@ mod work;
 use std::sync::Arc;
 
 pub use notes::{CLEARED, MASKED, TRUNCATED, is_placeholder, mask_placeholder, truncation_note};
-pub use params::{Flavor, Trigger};
+pub use params::{ClearTrigger, Flavor, Trigger};
 pub use stages::{ParamInfo, STAGES, StageInfo, StageSpec, StrategyError, stage_names, stages_help};
 pub use strategy::{Strategy, parse_strategy_list};
 pub use summarizer::{SUMMARIZER_PROMPT, Summarizer, SummaryAsk, SummaryRequest};
@@ -86,8 +86,10 @@ impl Compaction {
 
 /// The settings of one compaction pass.
 struct Pass<'a> {
-    /// The estimate to get under.
+    /// The estimate that starts the stages.
     limit: u64,
+    /// The estimate they work down to (the target), at most the limit.
+    goal: u64,
     /// The counter to decide with; the compactor's estimator when `None`.
     counter: Option<&'a dyn TokenCounter>,
     /// What writes summaries; `summarize` stages are skipped without one.
@@ -109,6 +111,8 @@ pub struct Compactor {
     guarded: Vec<bool>,
     /// History length after the last call: what is past it is new.
     seen: usize,
+    /// The provider's cache went cold since the last call (`trigger=cold` stages run).
+    cold: bool,
 }
 
 impl Compactor {
@@ -125,6 +129,7 @@ impl Compactor {
             estimator,
             guarded,
             seen: 0,
+            cold: false,
         }
     }
 
@@ -161,14 +166,15 @@ impl Compactor {
         }
     }
 
-    /// Compacts the conversation's history in place, to the policy's limit, before a call. A
-    /// `summarize` stage needs a model to write its summary: without one
-    /// ([`Compactor::compact_with`]) it does not run.
+    /// Compacts the conversation's history in place before a call: once the estimate passes the
+    /// policy's limit, the stages work it down to the target. A `summarize` stage needs a model
+    /// to write its summary: without one ([`Compactor::compact_with`]) it does not run.
     pub fn compact(&mut self, conversation: &mut Conversation) -> Compaction {
         self.pass(
             conversation,
             Pass {
                 limit: self.limit,
+                goal: self.policy.goal(),
                 counter: None,
                 summarizer: None,
             },
@@ -181,10 +187,19 @@ impl Compactor {
             conversation,
             Pass {
                 limit: self.limit,
+                goal: self.policy.goal(),
                 counter: None,
                 summarizer: Some(summarizer),
             },
         )
+    }
+
+    /// Says whether the provider's prompt cache has gone cold for this conversation (the time
+    /// since its last call passed the cache's lifetime): until said otherwise, stages with
+    /// `trigger=cold` then run before each call, as far as they can, since rewriting costs no
+    /// cache a cold call would have read.
+    pub fn set_cache_cold(&mut self, cold: bool) {
+        self.cold = cold;
     }
 
     /// After the server rejected a request as longer than the window: compacts again, deciding
@@ -200,6 +215,7 @@ impl Compactor {
             conversation,
             Pass {
                 limit: self.policy.hard_limit(),
+                goal: self.policy.hard_limit(),
                 counter: Some(true_counter),
                 summarizer: summarizer.map(|s| s as &mut dyn Summarizer),
             },
@@ -212,6 +228,7 @@ impl Compactor {
             conversation,
             Pass {
                 limit,
+                goal: limit,
                 counter: None,
                 summarizer: None,
             },
@@ -263,30 +280,45 @@ impl Compactor {
     }
 
     fn run_pipeline(&mut self, conversation: &mut Conversation, pass: Pass<'_>) -> Compaction {
-        let limit = pass.limit;
+        let (limit, goal) = (pass.limit, pass.goal.min(pass.limit));
         let counter = pass.counter.unwrap_or(self.estimator.as_ref());
         let prefix = counter.prefix_units(conversation.system.as_ref(), &conversation.tools);
         let keep = self.policy.keep_recent_turns;
         let messages_before = conversation.messages.len();
         let mut cx = StageContext {
+            limit,
             summarizer: pass.summarizer.map(|s| s as &mut dyn Summarizer),
             estimator: self.estimator.as_ref(),
             window: self.policy.window,
+            system: conversation.system.as_ref(),
+            tools: &conversation.tools,
+            cold_run: false,
         };
-        let mut work = Work::new(&mut conversation.messages, prefix, counter, limit, keep);
+        let mut work = Work::new(&mut conversation.messages, prefix, counter, goal, keep);
         let tokens_before = work.estimate();
+        // Threshold-triggered stages start once the estimate passes the limit, and work down to
+        // the goal.
+        let triggered = tokens_before > limit;
         let mut stages = Vec::with_capacity(self.strategy.stages.len());
         for (k, stage) in self.strategy.stages.iter().enumerate() {
             let before = work.estimate();
-            let wanted = match stage.when() {
-                When::OverLimit => work.over(),
+            let over = triggered && work.over();
+            let when = stage.when();
+            let cold_run = when == When::OverLimitOrCold && self.cold && !over;
+            let wanted = match when {
+                When::OverLimit => over,
+                When::OverLimitOrCold => over || cold_run,
                 When::Always | When::OwnTrigger => true,
             };
-            let guarded = wanted && self.guarded[k];
+            let guarded = wanted && self.guarded[k] && !cold_run;
+            // A stage that runs whatever the estimate goes as far as its means allow.
+            work.goal = if cold_run || when == When::Always { 0 } else { goal };
+            cx.cold_run = cold_run;
             let ran = wanted && !guarded && stage.run(&mut work, &mut cx);
+            work.goal = goal;
             // Freed less than 10% of the excess: not worth its cost until something new comes.
             let after = work.estimate();
-            if ran && before > limit && (before - after.min(before)) * 10 < before - limit {
+            if ran && !cold_run && before > goal && (before - after.min(before)) * 10 < before - goal {
                 self.guarded[k] = true;
             }
             stages.push(StageRun {
@@ -299,7 +331,7 @@ impl Compactor {
         }
         let tokens_after = work.estimate();
         let counts = work.counts;
-        let cannot_fit = work.over();
+        let cannot_fit = tokens_after > limit;
         drop(work);
         Compaction {
             limit,

@@ -41,22 +41,51 @@ impl Param for u64 {
     }
 }
 
-/// A number of tokens, or `limit`: the policy's limit.
-impl Param for Option<u64> {
-    const EXPECTED: &'static str = "`limit` or a whole number of tokens";
+/// When `clear-tool-uses` starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClearTrigger {
+    /// Once the estimate passes the policy's limit.
+    Limit,
+    /// Once the estimate passes this many tokens.
+    Tokens(u64),
+    /// Once the estimate passes the limit, or when the provider's cache went cold.
+    Cold,
+}
 
-    fn parse(text: &str) -> Option<Option<u64>> {
+impl Param for ClearTrigger {
+    const EXPECTED: &'static str = "`limit`, `cold` or a whole number of tokens";
+
+    fn parse(text: &str) -> Option<ClearTrigger> {
         match text {
-            "limit" => Some(None),
-            _ => text.parse().ok().map(Some),
+            "limit" => Some(ClearTrigger::Limit),
+            "cold" => Some(ClearTrigger::Cold),
+            _ => text.parse().ok().map(ClearTrigger::Tokens),
         }
     }
 
     fn write(&self, out: &mut dyn Write) -> fmt::Result {
         match self {
-            Some(n) => write!(out, "{n}"),
-            None => out.write_str("limit"),
+            ClearTrigger::Tokens(n) => write!(out, "{n}"),
+            ClearTrigger::Limit => out.write_str("limit"),
+            ClearTrigger::Cold => out.write_str("cold"),
         }
+    }
+}
+
+/// `true` or `false`.
+impl Param for bool {
+    const EXPECTED: &'static str = "`true` or `false`";
+
+    fn parse(text: &str) -> Option<bool> {
+        match text {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    }
+
+    fn write(&self, out: &mut dyn Write) -> fmt::Result {
+        write!(out, "{self}")
     }
 }
 
@@ -103,19 +132,23 @@ impl Param for Vec<FactKind> {
 /// When a threshold-triggered stage runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Trigger {
-    /// Only while the estimate is over the limit, stopping as soon as it fits.
+    /// Only while the estimate is over the limit, stopping as soon as it fits (the target).
     Threshold,
     /// Before every call, whatever the estimate.
     Always,
+    /// While over the limit, and also, as far as it can, before a call that would find the
+    /// provider's cache cold (rewriting then costs no cache it would break).
+    Cold,
 }
 
 impl Param for Trigger {
-    const EXPECTED: &'static str = "`threshold` or `always`";
+    const EXPECTED: &'static str = "`threshold`, `always` or `cold`";
 
     fn parse(text: &str) -> Option<Trigger> {
         match text {
             "threshold" => Some(Trigger::Threshold),
             "always" => Some(Trigger::Always),
+            "cold" => Some(Trigger::Cold),
             _ => None,
         }
     }
@@ -124,6 +157,7 @@ impl Param for Trigger {
         out.write_str(match self {
             Trigger::Threshold => "threshold",
             Trigger::Always => "always",
+            Trigger::Cold => "cold",
         })
     }
 }

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use super::params::{Flavor, Param, Trigger};
+use super::params::{ClearTrigger, Flavor, Param, Trigger};
 use super::work::{StageContext, Work};
 use super::{drop, mask, summarize, truncate};
 use crate::fact::FactKind;
@@ -16,12 +16,25 @@ use crate::fact::FactKind;
 /// When a stage runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum When {
-    /// While the estimate is strictly over the limit.
+    /// Once the estimate passes the limit, while it is over the target.
     OverLimit,
+    /// As [`When::OverLimit`], and also, as far as it can, when the provider's cache went cold.
+    OverLimitOrCold,
     /// Before every call.
     Always,
     /// Before every call; the stage checks its own trigger (`clear-tool-uses:trigger=N`).
     OwnTrigger,
+}
+
+impl When {
+    /// What a [`Trigger`] means.
+    fn of(trigger: Trigger) -> When {
+        match trigger {
+            Trigger::Threshold => When::OverLimit,
+            Trigger::Always => When::Always,
+            Trigger::Cold => When::OverLimitOrCold,
+        }
+    }
 }
 
 /// What makes a guarded stage worth trying again: something new entering what it may compact.
@@ -228,10 +241,13 @@ stages! {
     Truncate = "truncate" {
         /// The preview kept in the note, in UTF-16 units.
         preview: usize = 150,
+        /// `threshold`: while over the limit, down to the target; `always`: before every call;
+        /// `cold`: also before a call that would find the provider's cache cold.
+        trigger: Trigger = Trigger::Threshold,
     }
     alone: false,
     fresh: RequestOrResult,
-    when: When::OverLimit,
+    when: When::of(*trigger),
     run: |work, cx| {
         truncate::truncate(work, *preview, Flavor::Ts);
         true
@@ -255,26 +271,28 @@ stages! {
         keep: Vec<FactKind> = vec![FactKind::Id, FactKind::Number, FactKind::Decision],
         /// The summary's size as a fraction of the span's.
         ratio: f64 = 0.1,
+        /// `true`: the summary request is the agent's own (its system prompt, tools and history
+        /// up to the span's end, then the instruction), so it reads the prompt cache; `false`: a
+        /// fixed summarizer prompt and the span.
+        aligned: bool = false,
     }
     alone: false,
     fresh: Request,
     when: When::OverLimit,
-    run: |work, cx| summarize::summarize(work, keep, *ratio, cx);
+    run: |work, cx| summarize::summarize(work, keep, (*ratio, *aligned), cx);
 
     /// Observation masking: replaces tool results older than the last `m` by `[Output of <tool>
     /// omitted: N chars]`, oldest first.
     Mask = "mask" {
         /// How many recent tool results are never masked.
         m: usize = 10,
-        /// `threshold`: only while over the limit, stopping once it fits; `always`: before every call.
+        /// `threshold`: while over the limit, down to the target; `always`: before every call;
+        /// `cold`: also before a call that would find the provider's cache cold.
         trigger: Trigger = Trigger::Threshold,
     }
     alone: false,
     fresh: ToolResult,
-    when: match trigger {
-        Trigger::Threshold => When::OverLimit,
-        Trigger::Always => When::Always,
-    },
+    when: When::of(*trigger),
     run: |work, cx| {
         mask::mask(work, *m, *trigger == Trigger::Always);
         true
@@ -298,8 +316,9 @@ stages! {
     /// Tool-result clearing as in Anthropic's context editing: replaces results older than the
     /// last `keep` by `[cleared]`, oldest first, once the estimate passes `trigger`.
     ClearToolUses = "clear-tool-uses" {
-        /// Start when the estimate passes this many tokens; `limit` is the policy's limit.
-        trigger: Option<u64> = None,
+        /// Start when the estimate passes this many tokens; `limit`: the policy's limit; `cold`:
+        /// the limit, or a call that would find the provider's cache cold.
+        trigger: ClearTrigger = ClearTrigger::Limit,
         /// How many recent tool results are never cleared.
         keep: usize = 3,
         /// Clear nothing unless at least this many tokens are freed.
@@ -310,12 +329,17 @@ stages! {
     alone: false,
     fresh: ToolResult,
     when: match trigger {
-        None => When::OverLimit,
-        Some(_) => When::OwnTrigger,
+        ClearTrigger::Limit => When::OverLimit,
+        ClearTrigger::Cold => When::OverLimitOrCold,
+        ClearTrigger::Tokens(_) => When::OwnTrigger,
     },
     run: |work, cx| {
         let clear = mask::Clear {
-            trigger: trigger.unwrap_or(work.limit),
+            trigger: match trigger {
+                _ if cx.cold_run => 0,
+                ClearTrigger::Tokens(n) => *n,
+                ClearTrigger::Limit | ClearTrigger::Cold => cx.limit,
+            },
             keep: *keep,
             clear_at_least: *clear_at_least,
             exclude,

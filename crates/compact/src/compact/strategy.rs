@@ -103,7 +103,7 @@ mod tests {
     fn canonical_names() {
         let cases = [
             ("none", "none"),
-            ("truncate+drop", "truncate:preview=150+drop"),
+            ("truncate+drop", "truncate:preview=150,trigger=threshold+drop"),
             ("mask:trigger=always,m=5+drop", "mask:m=5,trigger=always+drop"),
             ("window", "window:n=4"),
             (
@@ -125,9 +125,21 @@ mod tests {
             ),
             (
                 "truncate+summarize",
-                "truncate:preview=150+summarize:keep=id/number/decision,ratio=0.1",
+                "truncate:preview=150,trigger=threshold+summarize:keep=id/number/decision,ratio=0.1,aligned=false",
             ),
-            ("summarize:ratio=0.25,keep=path", "summarize:keep=path,ratio=0.25"),
+            (
+                "summarize:ratio=0.25,keep=path",
+                "summarize:keep=path,ratio=0.25,aligned=false",
+            ),
+            ("truncate:trigger=cold", "truncate:preview=150,trigger=cold"),
+            (
+                "summarize:aligned=true",
+                "summarize:keep=id/number/decision,ratio=0.1,aligned=true",
+            ),
+            (
+                "clear-tool-uses:trigger=cold",
+                "clear-tool-uses:trigger=cold,keep=3,clear_at_least=0,exclude=",
+            ),
             (
                 "reference+drop",
                 "error: `reference` stands alone; it cannot be part of a pipeline",
@@ -154,7 +166,7 @@ mod tests {
         assert_eq!(
             names,
             [
-                "truncate:preview=150",
+                "truncate:preview=150,trigger=threshold",
                 "mask:m=5,trigger=always+drop",
                 "clear-tool-uses:trigger=limit,keep=1,clear_at_least=0,exclude=a/b",
                 "drop",

@@ -5,23 +5,29 @@
 //! The span is the shortest run of whole exchanges (oldest first, never into the protected tail)
 //! whose replacement by a summary of `ratio` × its size would fit; all of them when none would.
 //! System messages inside the span stay. When the summary call fails, or the summary is no
-//! smaller than the span, nothing changes (the call was still made, and billed). Without a
-//! [`Summarizer`] the stage does not run.
+//! smaller than the span, nothing changes (the call was still made, and billed): a failed summary
+//! is never committed. Without a [`super::Summarizer`] the stage does not run.
 
-use super::summarizer::{SummaryAsk, SummaryRequest};
+use super::summarizer::{SummaryAsk, SummaryContext, SummaryRequest};
 use super::work::{StageContext, Work};
 use crate::conversation::{first_user, keep_from};
 use crate::fact::FactKind;
 use crate::message::{Message, Role, SUMMARY_PREFIX};
 
 /// Runs the stage, protecting the policy's last requests; `false` without a summarizer.
-pub(crate) fn summarize(work: &mut Work<'_>, keep: &[FactKind], ratio: f64, cx: &mut StageContext<'_>) -> bool {
+pub(crate) fn summarize(
+    work: &mut Work<'_>,
+    keep: &[FactKind],
+    (ratio, aligned): (f64, bool),
+    cx: &mut StageContext<'_>,
+) -> bool {
     let Some(summarizer) = cx.summarizer.as_mut() else {
         return false;
     };
     let ask = SummaryAsk {
         keep: keep.to_vec(),
         ratio,
+        span: None,
     };
     let Some(first) = first_user(work.messages()) else {
         return true;
@@ -41,7 +47,7 @@ pub(crate) fn summarize(work: &mut Work<'_>, keep: &[FactKind], ratio: f64, cx: 
     let fits_after = |end: usize| {
         let units = span_units(end);
         let summary = (units as f64 * ratio).ceil() as u64;
-        work.estimate_without(units.saturating_sub(summary)) <= work.limit
+        work.estimate_without(units.saturating_sub(summary)) <= work.goal
     };
     let end = boundaries.iter().copied().find(|&b| fits_after(b)).unwrap_or(last);
     let span: Vec<Message> = (start..end)
@@ -52,7 +58,16 @@ pub(crate) fn summarize(work: &mut Work<'_>, keep: &[FactKind], ratio: f64, cx: 
     if span.is_empty() {
         return true;
     }
-    let request = SummaryRequest::new(&span, ask, cx.estimator, (cx.window, work.limit));
+    let fit = SummaryContext {
+        estimator: cx.estimator,
+        window: cx.window,
+        limit: cx.limit,
+    };
+    let request = if aligned {
+        SummaryRequest::aligned((cx.system, cx.tools), work.messages(), start..end, ask, &fit)
+    } else {
+        SummaryRequest::fitted(&span, ask, &fit)
+    };
     let Some(text) = summarizer.summarize(&request) else {
         return true;
     };

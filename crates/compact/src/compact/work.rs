@@ -8,16 +8,26 @@
 use super::summarizer::Summarizer;
 use crate::message::Message;
 use crate::tokens::TokenCounter;
+use crate::tool_schemas::ToolSchemas;
 
-/// What a stage may need besides the history: who writes summaries, and what a summary
-/// request is fitted with.
+/// What a stage may need besides the history: the limit that started the pass, who writes
+/// summaries, and what a summary request is fitted with.
 pub(crate) struct StageContext<'a> {
+    /// The limit the estimate passed, which started this pass (`clear-tool-uses` triggers on it).
+    pub limit: u64,
     /// What writes summaries; `summarize` does not run without one.
     pub summarizer: Option<&'a mut dyn Summarizer>,
     /// The compactor's estimator, which a summary request is fitted with.
     pub estimator: &'a dyn TokenCounter,
     /// The context window, which a summary request must fit.
     pub window: u64,
+    /// The system prompt and tool schemas, which an aligned summary request sends.
+    pub system: Option<&'a Message>,
+    /// See [`StageContext::system`].
+    pub tools: &'a ToolSchemas,
+    /// The stage runs because the provider's cache went cold, not because the estimate is over
+    /// the limit (`trigger=cold`): it goes as far as its means allow.
+    pub cold_run: bool,
 }
 
 /// What a compaction did to the history, message by message.
@@ -46,8 +56,9 @@ pub(crate) struct Work<'a> {
     pending_removals: bool,
     total: u64,
     counter: &'a dyn TokenCounter,
-    /// The estimate a request may reach.
-    pub limit: u64,
+    /// The estimate the stages work down to: the policy's target (the limit, unless a lower
+    /// target is set), or 0 when a stage is to go as far as it can.
+    pub goal: u64,
     /// The policy's `keep_recent_turns`.
     pub keep: usize,
     /// What was done so far.
@@ -59,7 +70,7 @@ impl<'a> Work<'a> {
         messages: &'a mut Vec<Message>,
         prefix_units: u64,
         counter: &'a dyn TokenCounter,
-        limit: u64,
+        goal: u64,
         keep: usize,
     ) -> Work<'a> {
         let units: Vec<u64> = messages.iter().map(|m| counter.message_units(m)).collect();
@@ -72,7 +83,7 @@ impl<'a> Work<'a> {
             pending_removals: false,
             total,
             counter,
-            limit,
+            goal,
             keep,
             counts: Counts::default(),
         }
@@ -108,9 +119,9 @@ impl<'a> Work<'a> {
         self.counter.tokens(self.total)
     }
 
-    /// Whether the estimate is strictly over the limit.
+    /// Whether the estimate is strictly over the goal.
     pub(crate) fn over(&self) -> bool {
-        self.estimate() > self.limit
+        self.estimate() > self.goal
     }
 
     /// The estimate if `units` fewer were sent.

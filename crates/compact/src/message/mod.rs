@@ -20,7 +20,7 @@ mod fields;
 use fields::Slot;
 pub(crate) use fields::{Call, FieldValue, Key};
 
-use crate::costs::{Costs, TEXT_CODE_POINTS, TEXT_UTF16};
+use crate::costs::{Costs, FINGERPRINT, TEXT_CODE_POINTS, TEXT_UTF16};
 use crate::json_len::{code_points, utf16_len};
 
 /// What a ctxbench summary message starts with; such a user message is not a request.
@@ -365,6 +365,13 @@ impl Message {
     /// The cost a counter found in its `slot`, if it counted the message since it last changed.
     pub(crate) fn known_cost(&self, slot: usize) -> Option<u64> {
         self.costs.known(slot)
+    }
+
+    /// A 64-bit hash of the message's canonical JSON (its fields in their order, written
+    /// compactly): equal messages have equal fingerprints. Computed once, and again after the
+    /// content changes; what a prefix cache keys a message on.
+    pub fn fingerprint(&self) -> u64 {
+        self.costs.get_wide(FINGERPRINT, || crate::costs::fingerprint_of(self))
     }
 
     /// The length of [`Message::text`] in UTF-16 units, remembered like a cost; `chars4` notes it

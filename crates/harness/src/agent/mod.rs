@@ -16,11 +16,12 @@ use ctxbench_compact::compact::{Compaction, Compactor, Summarizer, SummaryReques
 use ctxbench_compact::conversation::Conversation;
 use ctxbench_compact::message::Message;
 use ctxbench_compact::tokens::TokenCounter;
-use ctxbench_compact::tool_schemas::NO_TOOLS;
 
 use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::agent::record::{CallPlace, call_record};
 use crate::agent::tools::Tools;
+use crate::billing::price::Price;
+use crate::billing::segments::{PrefixChange, PrefixTracker, Segments};
 use crate::trace::CallKind;
 use crate::trace::{CallRecord, CompactionRecord};
 
@@ -68,7 +69,8 @@ pub enum Ask {
     Stopped(String),
 }
 
-/// What the loop needs besides its parts: the server's counter and what to do on an overflow.
+/// What the loop needs besides its parts: the server's counter, what to do on an overflow,
+/// what tokens cost and how long the provider keeps a prompt cache.
 #[derive(Clone)]
 pub struct LoopOptions {
     /// The counter the server bills with: it measures what an accepted call's prefix cost, and
@@ -76,6 +78,11 @@ pub struct LoopOptions {
     pub true_counter: Arc<dyn TokenCounter>,
     /// What to do on a context-length error.
     pub on_overflow: OnOverflow,
+    /// What tokens cost; `None`: costs are not computed.
+    pub price: Option<Price>,
+    /// Seconds the provider keeps an unused prompt cache; `None`: it keeps none. Past it, the
+    /// compactor is told the cache went cold.
+    pub cache_ttl_s: Option<u64>,
 }
 
 /// An agent: a model, its tools, a compactor, and the history they share.
@@ -91,6 +98,11 @@ pub struct Agent<M, T> {
     options: LoopOptions,
     trace: Vec<CallRecord>,
     tokens_sent: u64,
+    /// The simulated clock, in seconds since the run began.
+    clock_s: f64,
+    /// When the last accepted call ended; `None` before the first.
+    last_call_end_s: Option<f64>,
+    prefix: PrefixTracker,
 }
 
 impl<M: Model, T: Tools> Agent<M, T> {
@@ -110,7 +122,20 @@ impl<M: Model, T: Tools> Agent<M, T> {
             options,
             trace: Vec::new(),
             tokens_sent: 0,
+            clock_s: 0.0,
+            last_call_end_s: None,
+            prefix: PrefixTracker::default(),
         }
+    }
+
+    /// Lets `seconds` pass on the clock (the user's idle time before a request).
+    pub fn wait(&mut self, seconds: f64) {
+        self.clock_s += seconds;
+    }
+
+    /// The simulated clock, in seconds since the run began.
+    pub fn clock_s(&self) -> f64 {
+        self.clock_s
     }
 
     /// The calls so far.
@@ -166,7 +191,10 @@ impl<M: Model, T: Tools> Agent<M, T> {
             self.conversation.messages.push(reply.message);
             match results {
                 None => return Ask::Answered,
-                Some(results) => self.conversation.messages.extend(results),
+                Some(results) => {
+                    self.clock_s += results.seconds;
+                    self.conversation.messages.extend(results.messages);
+                }
             }
         }
         Ask::NoAnswer
@@ -179,11 +207,19 @@ impl<M: Model, T: Tools> Agent<M, T> {
         after_overflow: bool,
         on_call: &mut dyn FnMut(&CallRecord),
     ) -> (CompactionRecord, u64) {
+        // The provider drops a prompt cache nobody used for its lifetime.
+        let cold = match (self.options.cache_ttl_s, self.last_call_end_s) {
+            (Some(ttl), Some(end)) => self.clock_s - end > ttl as f64,
+            _ => false,
+        };
+        self.compactor.set_cache_cold(cold);
         let mut summarizer = LoopSummarizer {
             model: &mut self.model,
             trace: &mut self.trace,
             tokens_sent: &mut self.tokens_sent,
+            clock_s: &mut self.clock_s,
             counter: self.options.true_counter.as_ref(),
+            price: self.options.price.as_ref(),
             window: self.compactor.policy().window,
             request,
             on_call,
@@ -223,11 +259,19 @@ impl<M: Model, T: Tools> Agent<M, T> {
             tools: &c.tools,
             request,
             summary: None,
+            at_s: self.clock_s,
         };
         let result = self.model.complete(req);
         if matches!(result, Err(ModelError::ScriptEnded)) {
             return result;
         }
+        let counter = self.options.true_counter.as_ref();
+        let prefix = match &result {
+            Ok(_) => self
+                .prefix
+                .observe(Segments::of(counter, c.system.as_ref(), &c.messages, &c.tools)),
+            Err(_) => PrefixChange::default(),
+        };
         let place = CallPlace {
             call: self.trace.len() + 1,
             request: request + 1,
@@ -237,14 +281,10 @@ impl<M: Model, T: Tools> Agent<M, T> {
             estimated_tokens,
             compaction: Some(compaction),
             retry,
+            tokens_sent: self.tokens_sent,
+            prefix,
         };
-        let mut record = call_record(
-            place,
-            &req,
-            self.options.true_counter.as_ref(),
-            &result,
-            self.tokens_sent,
-        );
+        let mut record = call_record(place, &req, counter, &result, self.options.price.as_ref());
         record.strategy = self.compactor.name().to_owned();
         match &result {
             Ok(reply) => self.compactor.observe(c, reply.usage.prompt_tokens),
@@ -252,6 +292,10 @@ impl<M: Model, T: Tools> Agent<M, T> {
             Err(_) => record.stops_run = true,
         }
         self.tokens_sent = record.tokens_sent;
+        if result.is_ok() {
+            self.clock_s += record.latency_s;
+            self.last_call_end_s = Some(self.clock_s);
+        }
         on_call(&record);
         self.trace.push(record);
         result
@@ -272,7 +316,9 @@ struct LoopSummarizer<'a, M> {
     model: &'a mut M,
     trace: &'a mut Vec<CallRecord>,
     tokens_sent: &'a mut u64,
+    clock_s: &'a mut f64,
     counter: &'a dyn TokenCounter,
+    price: Option<&'a Price>,
     window: u64,
     request: usize,
     on_call: &'a mut dyn FnMut(&CallRecord),
@@ -282,11 +328,12 @@ impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
     fn summarize(&mut self, summary: &SummaryRequest) -> Option<String> {
         let req = ModelRequest {
             kind: CallKind::Summary,
-            system: Some(&summary.system),
+            system: summary.system.as_ref(),
             messages: &summary.messages,
-            tools: &NO_TOOLS,
+            tools: &summary.tools,
             request: self.request,
             summary: Some(&summary.ask),
+            at_s: *self.clock_s,
         };
         let result = self.model.complete(req);
         let place = CallPlace {
@@ -298,9 +345,12 @@ impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
             estimated_tokens: summary.estimated_tokens,
             compaction: None,
             retry: false,
+            tokens_sent: *self.tokens_sent,
+            prefix: PrefixChange::default(),
         };
-        let record = call_record(place, &req, self.counter, &result, *self.tokens_sent);
+        let record = call_record(place, &req, self.counter, &result, self.price);
         *self.tokens_sent = record.tokens_sent;
+        *self.clock_s += record.latency_s;
         (self.on_call)(&record);
         self.trace.push(record);
         result.ok().map(|reply| reply.message.text().into_owned())

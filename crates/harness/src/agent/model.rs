@@ -26,17 +26,26 @@ pub struct ModelRequest<'a> {
     pub request: usize,
     /// For a summary call: what the summary is asked to keep, and its size.
     pub summary: Option<&'a SummaryAsk>,
+    /// When the call is made, in simulated seconds since the run began.
+    pub at_s: f64,
 }
 
 /// What the provider reports of a call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Usage {
-    /// True tokens of the request as billed (after any server-side truncation).
+    /// True tokens of the request as billed (after any server-side truncation): the uncached
+    /// ones, those read from the cache and those written to it.
     pub prompt_tokens: u64,
+    /// Of `prompt_tokens`, those read from the prompt cache.
+    pub cache_read_tokens: u64,
+    /// Of `prompt_tokens`, those written to the prompt cache at its write price.
+    pub cache_write_tokens: u64,
     /// True tokens of the reply.
     pub completion_tokens: u64,
     /// The server cut the oldest messages to make it fit (`--overflow truncate`).
     pub truncated: bool,
+    /// Seconds the call took (simulated; measured for a live endpoint).
+    pub latency_s: f64,
 }
 
 /// What a scripted model knows of the facts behind a reply (a live model reports none).

@@ -1,12 +1,13 @@
 //! A call's trace line from its outcome: the one place that maps what the server did to tokens,
-//! billing and the running total, for the agent loop and for `serve` alike, so a call reads the
-//! same in either trace.
+//! the cache, dollars, time and the running total, for the agent loop and for `serve` alike, so
+//! a call reads the same in either trace.
 
 use ctxbench_compact::tokens::TokenCounter;
 
 use crate::agent::model::{ModelError, ModelReply, ModelRequest};
-use crate::trace::CallKind;
-use crate::trace::{CallRecord, CompactionRecord, Outcome, SCHEMA_VERSION};
+use crate::billing::price::{Billed, Price};
+use crate::billing::segments::PrefixChange;
+use crate::trace::{CallKind, CallRecord, CompactionRecord, Outcome, SCHEMA_VERSION};
 
 /// Where a call stands and what the caller knows of it before its outcome.
 #[derive(Clone, Debug)]
@@ -27,23 +28,41 @@ pub struct CallPlace {
     pub compaction: Option<CompactionRecord>,
     /// A resend after an overflow.
     pub retry: bool,
+    /// Σ billed tokens of the calls before this one.
+    pub tokens_sent: u64,
+    /// How the request stands to the previous accepted agent call's (agent calls only).
+    pub prefix: PrefixChange,
+}
+
+/// Picodollars in a dollar.
+const PICO: f64 = 1e12;
+
+/// A cost in picodollars as dollars.
+pub fn dollars(picodollars: u128) -> f64 {
+    picodollars as f64 / PICO
+}
+
+/// A cost in dollars as picodollars again, exactly for any call's cost (below $9,000).
+pub fn picodollars(dollars: f64) -> u128 {
+    (dollars * PICO).round().max(0.0) as u128
 }
 
 /// The record of one call: `place`, the request sent (`request`, counted with the server's
-/// `counter` where the outcome does not say), what came back, and the running total of billed
-/// tokens before it (`tokens_sent`).
+/// `counter` where the outcome does not say), what came back, and what tokens cost (`price`).
 ///
-/// An accepted call bills its true count; its `prefix_tokens` are the system prompt and tool
-/// schemas of an agent request (a summary call's prompt is the compactor's cost, not the
-/// agent's prefix: 0). A rejected call bills nothing: an overflow records the count the server
-/// gave, a pairing error the request's true count. Whether the call ends the run is the loop's
-/// decision, not the call's: `stops_run` is left `false`.
+/// An accepted call bills its true count, split into what the cache read, what it wrote and the
+/// rest; its `prefix_tokens` are the system prompt and tool schemas of an agent request (a
+/// summary call's prompt is the compactor's cost, not the agent's prefix: 0), and its prefix
+/// change is recorded when it is an agent call. A rejected call bills nothing and costs
+/// nothing: an overflow records the count the server gave, a pairing error the request's true
+/// count. Whether the call ends the run is the loop's decision, not the call's: `stops_run` is
+/// left `false`.
 pub fn call_record(
     place: CallPlace,
     request: &ModelRequest<'_>,
     counter: &dyn TokenCounter,
     outcome: &Result<ModelReply, ModelError>,
-    tokens_sent: u64,
+    price: Option<&Price>,
 ) -> CallRecord {
     let mut record = CallRecord {
         schema_version: SCHEMA_VERSION,
@@ -56,8 +75,17 @@ pub fn call_record(
         estimated_tokens: place.estimated_tokens,
         true_tokens: 0,
         billed_tokens: 0,
+        uncached_tokens: 0,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
         prefix_tokens: 0,
         completion_tokens: 0,
+        cost_usd: price.map(|_| 0.0),
+        // To the microsecond: the clock's sums carry float noise below it.
+        at_s: (request.at_s * 1e6).round() / 1e6,
+        latency_s: 0.0,
+        prefix_break: false,
+        invalidated_tokens: 0,
         limit: place.limit,
         window: place.window,
         compaction: place.compaction,
@@ -65,7 +93,7 @@ pub fn call_record(
         retry: place.retry,
         reply_calls: 0,
         stops_run: false,
-        tokens_sent,
+        tokens_sent: place.tokens_sent,
         step: None,
         needed: Vec::new(),
         lost: Vec::new(),
@@ -73,14 +101,31 @@ pub fn call_record(
     };
     match outcome {
         Ok(reply) => {
+            let usage = &reply.usage;
             record.kind = reply.kind;
-            record.true_tokens = reply.usage.prompt_tokens;
-            record.billed_tokens = reply.usage.prompt_tokens;
+            record.true_tokens = usage.prompt_tokens;
+            record.billed_tokens = usage.prompt_tokens;
+            record.cache_read_tokens = usage.cache_read_tokens.min(usage.prompt_tokens);
+            record.cache_write_tokens = usage
+                .cache_write_tokens
+                .min(usage.prompt_tokens - record.cache_read_tokens);
+            record.uncached_tokens = usage.prompt_tokens - record.cache_read_tokens - record.cache_write_tokens;
             if request.kind != CallKind::Summary {
                 record.prefix_tokens = counter.tokens(counter.prefix_units(request.system, request.tools));
+                record.prefix_break = place.prefix.broke;
+                record.invalidated_tokens = place.prefix.invalidated_tokens;
             }
-            record.completion_tokens = reply.usage.completion_tokens;
-            record.outcome = if reply.usage.truncated {
+            record.completion_tokens = usage.completion_tokens;
+            record.latency_s = usage.latency_s;
+            record.cost_usd = price.map(|p| {
+                dollars(p.cost(&Billed {
+                    uncached: record.uncached_tokens,
+                    cache_read: record.cache_read_tokens,
+                    cache_write: record.cache_write_tokens,
+                    completion: record.completion_tokens,
+                }))
+            });
+            record.outcome = if usage.truncated {
                 Outcome::Truncated
             } else {
                 Outcome::Ok
@@ -101,6 +146,6 @@ pub fn call_record(
         }
         Err(ModelError::ScriptEnded | ModelError::Other(_)) => record.outcome = Outcome::Error,
     }
-    record.tokens_sent = tokens_sent + record.billed_tokens;
+    record.tokens_sent = place.tokens_sent + record.billed_tokens;
     record
 }

@@ -4,7 +4,8 @@
 //! Rows are matched on their whole key (scenario and configuration). Rows still unmatched are
 //! paired on scenario and strategy when that pairing is unique on both sides, and the settings
 //! that differ are named (a team changed its threshold, say). Every gated figure is "lower is
-//! better": `tokens_sent`, `model_calls` and `peak_request_tokens` may grow within the tolerance;
+//! better" but the cache hit rate: `tokens_sent`, `model_calls`, `peak_request_tokens`,
+//! `cost_usd` and `elapsed_s` may grow within the tolerance, `cache_hit_rate` fall within it;
 //! `facts_lost`, `overflows`, `pairing_errors` and `answers_wrong` may not grow at all. A run
 //! that completes where it stopped before is improved (one that stops now, regressed), and its
 //! cost figures are not compared: a stopped run sent less. `exact` gates every figure with no
@@ -23,7 +24,15 @@ pub use report::{gate_junit, gate_markdown, gate_summary};
 use crate::report::{ResultRow, Row};
 
 /// Figures that may grow by the tolerance.
-pub const GROWTH_FIGURES: [&str; 3] = ["tokens_sent", "model_calls", "peak_request_tokens"];
+pub const GROWTH_FIGURES: [&str; 5] = [
+    "tokens_sent",
+    "model_calls",
+    "peak_request_tokens",
+    "cost_usd",
+    "elapsed_s",
+];
+/// Figures where higher is better, that may fall by the tolerance.
+pub const FALLING_FIGURES: [&str; 1] = ["cache_hit_rate"];
 /// Figures that may not grow at all.
 pub const STRICT_FIGURES: [&str; 4] = ["facts_lost", "overflows", "pairing_errors", "answers_wrong"];
 
@@ -77,6 +86,8 @@ pub struct GateConfig {
     pub allow: BTreeMap<String, Tolerance>,
     /// Any change of any figure fails, improvements included.
     pub exact: bool,
+    /// Figures the baseline does not hold (it predates them): not compared.
+    pub absent: Vec<String>,
 }
 
 impl Default for GateConfig {
@@ -85,6 +96,7 @@ impl Default for GateConfig {
             tolerance: Tolerance::Relative(0.0),
             allow: BTreeMap::new(),
             exact: false,
+            absent: Vec::new(),
         }
     }
 }
@@ -98,7 +110,7 @@ impl GateConfig {
         if let Some(t) = self.allow.get(figure) {
             return Some(*t);
         }
-        if GROWTH_FIGURES.contains(&figure) {
+        if GROWTH_FIGURES.contains(&figure) || FALLING_FIGURES.contains(&figure) {
             Some(self.tolerance)
         } else if STRICT_FIGURES.contains(&figure) {
             Some(Tolerance::Absolute(0.0))
@@ -308,7 +320,7 @@ fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparis
     let mut changes = Vec::new();
     for (figure, vb) in figures_b.as_object().into_iter().flatten() {
         let vc = figures_c.get(figure).cloned().unwrap_or(Value::Null);
-        if *vb == vc {
+        if *vb == vc || config.absent.contains(figure) {
             continue;
         }
         let delta = match (vb.as_f64(), vc.as_f64()) {
@@ -331,14 +343,24 @@ fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparis
             });
             continue;
         }
-        let comparable = !(completion_changed && GROWTH_FIGURES.contains(&figure.as_str()));
+        let cost_figure = GROWTH_FIGURES.contains(&figure.as_str()) || FALLING_FIGURES.contains(&figure.as_str());
+        // A cost of one side only (`--price none` on the other) is not comparable either.
+        let one_sided = vb.is_null() || vc.is_null();
+        let comparable = !(cost_figure && (completion_changed || one_sided));
         let tolerance = config.tolerance(figure).filter(|_| comparable);
         let allowed = tolerance.map(|t| t.allowed(vb.as_f64().unwrap_or(0.0)));
-        let verdict = match (delta, allowed) {
+        // How much worse: a growth, or for a higher-is-better figure a fall.
+        let worse = if FALLING_FIGURES.contains(&figure.as_str()) {
+            delta.map(|d| -d)
+        } else {
+            delta
+        };
+        let verdict = match (worse, allowed) {
             (Some(d), Some(a)) if d > a => Verdict::Regressed,
             (Some(d), Some(_)) if d < 0.0 => Verdict::Improved,
-            // A non-numeric figure (completed) changing, under `exact`.
+            // A non-numeric figure changing, under `exact`.
             (None, Some(_)) => Verdict::Regressed,
+            (_, None) if config.exact => Verdict::Regressed,
             (_, Some(_)) if config.exact => Verdict::Regressed,
             _ => Verdict::Unchanged,
         };

@@ -3,31 +3,51 @@
 
 use serde_json::Value;
 
-use super::{FigureChange, GROWTH_FIGURES, GateReport, RowComparison, Verdict};
+use super::{FALLING_FIGURES, FigureChange, GROWTH_FIGURES, GateReport, RowComparison, Verdict};
 use crate::human::thousands;
 
 fn number(v: &Value) -> String {
     match v {
-        Value::Number(n) => n.as_u64().map_or_else(|| n.to_string(), thousands),
+        Value::Number(n) => n
+            .as_u64()
+            .map_or_else(|| n.as_f64().map_or_else(|| n.to_string(), decimal), thousands),
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
 }
 
+/// A fraction or a cost to six decimals, without trailing zeros (`0.482865`, `0.0093`).
+fn decimal(x: f64) -> String {
+    let text = format!("{x:.6}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" { "0".into() } else { text.to_owned() }
+}
+
 fn delta(change: &FigureChange) -> String {
+    let signed = |d: f64| {
+        if d.fract() == 0.0 {
+            format!("{d:+}")
+        } else {
+            let text = decimal(d);
+            if d > 0.0 { format!("+{text}") } else { text }
+        }
+    };
     match (change.delta, change.relative()) {
-        (Some(d), Some(r)) => format!("{d:+} ({:+.1}%)", r * 100.0),
-        (Some(d), None) => format!("{d:+}"),
+        (Some(d), Some(r)) => format!("{} ({:+.1}%)", signed(d), r * 100.0),
+        (Some(d), None) => signed(d),
         _ => "changed".into(),
     }
 }
 
 fn verdict_cell(row: &RowComparison, change: &FigureChange) -> &'static str {
     let completion_changed = row.changes.iter().any(|c| c.figure == "completed");
+    let cost_figure =
+        GROWTH_FIGURES.contains(&change.figure.as_str()) || FALLING_FIGURES.contains(&change.figure.as_str());
     match change.allowed {
         Some(_) => change.verdict.as_str(),
-        None if completion_changed && GROWTH_FIGURES.contains(&change.figure.as_str()) => {
-            "not comparable (completion changed)"
+        None if completion_changed && cost_figure => "not comparable (completion changed)",
+        None if cost_figure && (change.baseline.is_null() || change.current.is_null()) => {
+            "not comparable (priced on one side only)"
         }
         None => "not gated",
     }

@@ -8,7 +8,7 @@
 
 use std::fmt;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use ctxbench_compact::compact::SummaryAsk;
 use ctxbench_compact::message::Message;
@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 
 use super::{KIND_HEADER, SUMMARY_HEADER, context_length_error};
 use crate::agent::model::{FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
+use crate::billing::logged::LoggedUsage;
 use crate::sim::scripted::is_refetch;
 use crate::trace::CallKind;
 
@@ -177,7 +178,7 @@ impl HttpModel {
         }
     }
 
-    fn reply(&self, req: &ModelRequest<'_>, text: &str) -> Result<ModelReply, ModelError> {
+    fn reply(&self, req: &ModelRequest<'_>, text: &str, latency_s: f64) -> Result<ModelReply, ModelError> {
         let bad = |what: &str| ModelError::Other(format!("{}: the reply {what}", self.url()));
         let value: Value = serde_json::from_str(text).map_err(|_| bad("is not JSON"))?;
         let usage = value.get("usage").cloned().unwrap_or(Value::Null);
@@ -189,10 +190,13 @@ impl HttpModel {
             .cloned()
             .ok_or_else(|| bad("has no choices[0].message"))?;
         let message = Message::from_value(message).map_err(|e| bad(&format!("message is not a chat message: {e}")))?;
-        let count = |key: &str| usage.get(key).and_then(Value::as_u64);
-        let prompt_tokens =
-            count("prompt_tokens").unwrap_or_else(|| self.counter.count(req.system, req.messages, req.tools));
-        let completion_tokens = count("completion_tokens").unwrap_or_else(|| self.counter.reply_tokens(&message));
+        let logged = LoggedUsage::of(&usage);
+        let prompt_tokens = logged
+            .prompt_tokens
+            .unwrap_or_else(|| self.counter.count(req.system, req.messages, req.tools));
+        let completion_tokens = logged
+            .completion_tokens
+            .unwrap_or_else(|| self.counter.reply_tokens(&message));
         let names = |key: &str| -> Vec<String> {
             usage
                 .get(key)
@@ -216,8 +220,15 @@ impl HttpModel {
             kind,
             usage: Usage {
                 prompt_tokens,
+                cache_read_tokens: logged.cache_read_tokens.min(prompt_tokens),
+                cache_write_tokens: logged.cache_write_tokens,
                 completion_tokens,
                 truncated: false,
+                // ctxbench's own endpoint says how long the call took on its simulated clock.
+                latency_s: usage
+                    .get("ctxbench_latency_s")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(latency_s),
             },
             facts: FactReport {
                 step,
@@ -248,20 +259,27 @@ impl HttpModel {
     }
 }
 
-/// `ratio=0.1;keep=id,number`.
+/// `ratio=0.1;keep=id,number`, and `;span=2..9` when the summary covers only those messages.
 pub(crate) fn summary_header(ask: &SummaryAsk) -> String {
     let keep: Vec<&str> = ask.keep.iter().map(|k| k.as_str()).collect();
-    format!("ratio={};keep={}", ask.ratio, keep.join(","))
+    let mut header = format!("ratio={};keep={}", ask.ratio, keep.join(","));
+    if let Some(span) = &ask.span {
+        header.push_str(&format!(";span={}..{}", span.start, span.end));
+    }
+    header
 }
 
 impl Model for HttpModel {
     fn complete(&mut self, req: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let body = self.body(&req).to_string();
+        let started = Instant::now();
         let mut wait = self.config.backoff;
         for attempt in 0..=self.config.retries {
             let last = attempt == self.config.retries;
             match self.attempt(&body, &req) {
-                Attempt::Answer(200..=299, text, _) => return self.reply(&req, &text),
+                Attempt::Answer(200..=299, text, _) => {
+                    return self.reply(&req, &text, started.elapsed().as_secs_f64());
+                }
                 Attempt::Answer(429 | 500..=599, _, after) if !last => {
                     std::thread::sleep(after.unwrap_or(wait).min(Duration::from_secs(60)));
                 }

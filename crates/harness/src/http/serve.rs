@@ -22,11 +22,15 @@ use serde_json::{Map, Value, json};
 use super::{SUMMARY_HEADER, context_length_message, error_body};
 use crate::agent::model::{Model, ModelError, ModelRequest};
 use crate::agent::record::{CallPlace, call_record};
+use crate::billing::cache::CacheMode;
+use crate::billing::latency::Latency;
+use crate::billing::price::Price;
+use crate::billing::segments::{PrefixChange, PrefixTracker, Segments};
 use crate::metrics::{RunMetrics, metrics};
 use crate::report::Row;
 use crate::scenario::Scenario;
 use crate::settings::Overflow;
-use crate::sim::provider::Provider;
+use crate::sim::provider::{Provider, Server};
 use crate::sim::scripted::ScriptedModel;
 use crate::trace::CallKind;
 use crate::trace::{CallRecord, Outcome};
@@ -42,6 +46,12 @@ pub struct ServeConfig {
     pub overflow: Overflow,
     /// The seed of the scripted model's draws.
     pub seed: u64,
+    /// The prompt cache it runs, per conversation.
+    pub cache: CacheMode,
+    /// How long its calls take on each conversation's simulated clock.
+    pub latency: Latency,
+    /// What tokens cost, when the bill is priced.
+    pub price: Option<Price>,
     /// The largest request body it reads, in bytes.
     pub max_body: usize,
 }
@@ -83,6 +93,11 @@ struct Run<'a> {
     /// The request the last agent call was placed in.
     request: usize,
     played: BTreeSet<(usize, usize)>,
+    /// The conversation's simulated clock: each call's latency, and the scenario's idle time
+    /// before each new request.
+    clock_s: f64,
+    /// How each agent request stands to the one before it.
+    prefix: PrefixTracker,
 }
 
 #[derive(Default)]
@@ -271,14 +286,20 @@ impl<'a> Endpoint<'a> {
                     server: Provider::new(
                         ScriptedModel::new(self.scenario, self.config.seed),
                         self.counter.clone(),
-                        self.config.window,
-                        self.config.overflow,
+                        Server {
+                            window: self.config.window,
+                            overflow: self.config.overflow,
+                            cache: self.config.cache.clone(),
+                            latency: self.config.latency,
+                        },
                     ),
                     trace: Vec::new(),
                     tokens_sent: 0,
                     tools: ToolSchemas::default(),
                     request: 0,
                     played: BTreeSet::new(),
+                    clock_s: 0.0,
+                    prefix: PrefixTracker::default(),
                 })));
                 runs.by_key.insert(key, i);
                 i
@@ -299,15 +320,24 @@ impl<'a> Endpoint<'a> {
         };
         let mut turn = 0;
         if kind == CallKind::Agent {
-            match run.server.inner_mut().place(&c.messages) {
-                Ok(request) => run.request = request,
+            let request = match run.server.inner_mut().place(&c.messages) {
+                Ok(request) => request,
                 Err(e) => return Response::error(400, &e, Some("messages"), Some("ctxbench_unknown_request")),
-            }
+            };
             let last_user = c.messages.iter().rposition(Message::is_request).unwrap_or(0);
             turn = 1 + c.messages[last_user..]
                 .iter()
                 .filter(|m| m.role() == ctxbench_compact::Role::Assistant)
                 .count();
+            if request == 0 && turn == 1 && !run.trace.is_empty() {
+                // The conversation starts over: a cold cache and a clock from 0, as a run has.
+                run.clock_s = 0.0;
+                run.prefix = PrefixTracker::default();
+                run.server.clear_cache();
+            } else if request > run.request {
+                run.clock_s += self.scenario.requests[request].idle_s;
+            }
+            run.request = request;
         }
         if run.tools != c.tools {
             run.tools = c.tools.clone();
@@ -319,6 +349,7 @@ impl<'a> Endpoint<'a> {
             tools: &run.tools,
             request: run.request,
             summary: ask,
+            at_s: run.clock_s,
         };
         let result = run.server.complete(req);
         if matches!(result, Err(ModelError::ScriptEnded)) {
@@ -333,6 +364,15 @@ impl<'a> Endpoint<'a> {
             );
         }
         let window = self.config.window;
+        let prefix = match (&result, kind) {
+            (Ok(_), CallKind::Agent) => run.prefix.observe(Segments::of(
+                self.counter.as_ref(),
+                c.system.as_ref(),
+                &c.messages,
+                &run.tools,
+            )),
+            _ => PrefixChange::default(),
+        };
         let place = CallPlace {
             call: run.trace.len() + 1,
             request: run.request + 1,
@@ -342,11 +382,13 @@ impl<'a> Endpoint<'a> {
             estimated_tokens: 0,
             compaction: None,
             retry: false,
+            tokens_sent: run.tokens_sent,
+            prefix,
         };
         let record = CallRecord {
             scenario: self.scenario.name.clone(),
             strategy: run.label.clone(),
-            ..call_record(place, &req, self.counter.as_ref(), &result, run.tokens_sent)
+            ..call_record(place, &req, self.counter.as_ref(), &result, self.config.price.as_ref())
         };
         let response = match result {
             Ok(reply) => {
@@ -364,6 +406,9 @@ impl<'a> Endpoint<'a> {
                             "prompt_tokens": record.true_tokens,
                             "completion_tokens": record.completion_tokens,
                             "total_tokens": record.true_tokens + record.completion_tokens,
+                            "prompt_tokens_details": {"cached_tokens": record.cache_read_tokens},
+                            "cache_creation_input_tokens": record.cache_write_tokens,
+                            "ctxbench_latency_s": record.latency_s,
                             "ctxbench_step": record.step,
                             "ctxbench_facts_needed": record.needed,
                             "ctxbench_facts_lost": record.lost,
@@ -390,6 +435,7 @@ impl<'a> Endpoint<'a> {
             Err(e) => Response::json(500, error_body(&e.to_string(), "server_error", None, None)),
         };
         run.tokens_sent = record.tokens_sent;
+        run.clock_s += record.latency_s;
         run.trace.push(record);
         response
     }
@@ -489,6 +535,7 @@ fn summary_ask(header: &str) -> SummaryAsk {
     let mut ask = SummaryAsk {
         keep: Vec::new(),
         ratio: 0.1,
+        span: None,
     };
     for part in header.split(';') {
         match part.trim().split_once('=') {
@@ -500,6 +547,13 @@ fn summary_ask(header: &str) -> SummaryAsk {
                 }
             }
             Some(("keep", kinds)) => ask.keep = kinds.split(',').filter_map(|k| FactKind::parse(k.trim())).collect(),
+            Some(("span", span)) => {
+                ask.span = span
+                    .trim()
+                    .split_once("..")
+                    .and_then(|(a, b)| Some(a.parse::<usize>().ok()?..b.parse::<usize>().ok()?))
+                    .filter(|r| r.start < r.end);
+            }
             _ => {}
         }
     }
@@ -516,14 +570,22 @@ mod tests {
         let ask = SummaryAsk {
             keep: vec![FactKind::Id, FactKind::Number],
             ratio: 0.25,
+            span: None,
         };
         assert_eq!(summary_header(&ask), "ratio=0.25;keep=id,number");
         assert_eq!(summary_ask(&summary_header(&ask)), ask);
+        let aligned = SummaryAsk {
+            span: Some(2..9),
+            ..ask.clone()
+        };
+        assert_eq!(summary_header(&aligned), "ratio=0.25;keep=id,number;span=2..9");
+        assert_eq!(summary_ask(&summary_header(&aligned)), aligned);
         assert_eq!(
             summary_ask("ratio=7;keep=bogus"),
             SummaryAsk {
                 keep: vec![],
-                ratio: 0.1
+                ratio: 0.1,
+                span: None,
             }
         );
     }

@@ -68,6 +68,24 @@ pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, csv::Error> {
     Ok(rows)
 }
 
+/// The figures a results file's header lacks (it was written by an older ctxbench), in the
+/// order of the figures.
+pub fn absent_figures(text: &str) -> Vec<String> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let Ok(headers) = reader.headers() else {
+        return Vec::new();
+    };
+    let figures = serde_json::to_value(crate::metrics::RunMetrics::default()).unwrap_or_default();
+    figures
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(name, _)| name)
+        .filter(|name| !headers.iter().any(|h| h == name.as_str()))
+        .cloned()
+        .collect()
+}
+
 /// The scenario column of a row.
 #[derive(serde::Deserialize)]
 struct Scenario {

@@ -2,11 +2,16 @@
 //! columns that decide between strategies.
 
 use super::Row;
-use crate::human::thousands;
+use crate::human::{dollars, percent, thousands};
 
-const HEADERS: [&str; 10] = [
+/// How many columns.
+pub(crate) const COLUMNS: usize = 12;
+
+const HEADERS: [&str; COLUMNS] = [
     "scenario",
     "strategy",
+    "cost",
+    "cache",
     "tokens sent",
     "calls",
     "peak",
@@ -17,11 +22,13 @@ const HEADERS: [&str; 10] = [
     "done",
 ];
 
-fn cells(row: &impl Row) -> [String; 10] {
+fn cells(row: &impl Row) -> [String; COLUMNS] {
     let m = row.metrics();
     [
         row.scenario().to_owned(),
         row.label().into_owned(),
+        m.cost_usd.map_or_else(|| "—".to_owned(), dollars),
+        percent(m.cache_hit_rate),
         thousands(m.tokens_sent),
         m.model_calls.to_string(),
         thousands(m.peak_request_tokens),
@@ -40,7 +47,7 @@ fn numeric(column: usize) -> bool {
 
 /// An aligned text table.
 pub fn table<R: Row>(rows: &[R]) -> String {
-    let all: Vec<[String; 10]> = rows.iter().map(cells).collect();
+    let all: Vec<[String; COLUMNS]> = rows.iter().map(cells).collect();
     let widths: Vec<usize> = (0..HEADERS.len())
         .map(|c| {
             all.iter()
@@ -96,6 +103,6 @@ pub fn markdown<R: Row>(rows: &[R]) -> String {
 }
 
 /// Headers and cells, for the HTML report.
-pub(crate) fn cells_for_html<R: Row>(rows: &[R]) -> ([&'static str; 10], Vec<[String; 10]>) {
+pub(crate) fn cells_for_html<R: Row>(rows: &[R]) -> ([&'static str; COLUMNS], Vec<[String; COLUMNS]>) {
     (HEADERS, rows.iter().map(cells).collect())
 }

@@ -66,6 +66,9 @@ pub(crate) struct ResultSpec {
     /// Among the results of one step's parallel calls, when this one comes back.
     #[serde(default)]
     pub delay: u64,
+    /// Seconds the call takes on the simulated clock.
+    #[serde(default)]
+    pub latency_s: Option<f64>,
 }
 
 /// `Some(value)` for any value present, `null` included (absent fields take the default, `None`).
@@ -106,6 +109,9 @@ pub(crate) struct RequestSpec {
     pub steps: Vec<StepSpec>,
     #[serde(default)]
     pub max_turns: Option<usize>,
+    /// Seconds between the previous request's end and this one's start.
+    #[serde(default)]
+    pub idle_s: Option<f64>,
     /// Extra fields of the user message, replayed verbatim.
     #[serde(default)]
     pub extra: Map<String, Value>,

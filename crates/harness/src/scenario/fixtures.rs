@@ -6,8 +6,8 @@
 use ctxbench_compact::message::{Message, ToolCall};
 use serde_json::Value;
 
-use super::{FixtureResult, Tool};
-use crate::agent::tools::Tools;
+use super::{DEFAULT_TOOL_LATENCY_S, FixtureResult, Tool};
+use crate::agent::tools::{ToolResults, Tools};
 
 /// A scenario's fixture results.
 #[derive(Clone, Debug)]
@@ -71,20 +71,25 @@ impl Tools for FixtureTools<'_> {
         }
     }
 
-    fn answer(&mut self, calls: &[ToolCall<'_>]) -> Vec<Message> {
+    fn answer(&mut self, calls: &[ToolCall<'_>]) -> ToolResults {
+        let mut seconds: f64 = 0.0;
         let mut answers: Vec<(u64, Message)> = calls
             .iter()
             .map(|c| {
-                let (delay, content) = match self.lookup(c.name, c.arguments) {
-                    Answer::Fixture(result) => (result.delay, result.text.clone()),
-                    Answer::Text(text) => (0, Some(text)),
+                let (delay, content, took) = match self.lookup(c.name, c.arguments) {
+                    Answer::Fixture(result) => (result.delay, result.text.clone(), result.latency_s),
+                    Answer::Text(text) => (0, Some(text), DEFAULT_TOOL_LATENCY_S),
                 };
+                seconds = seconds.max(took);
                 let message = Message::tool_result_as(c.id, self.named.then_some(c.name), content);
                 (delay, message)
             })
             .collect();
         // Stable: equal delays keep the order of the calls.
         answers.sort_by_key(|(delay, _)| *delay);
-        answers.into_iter().map(|(_, m)| m).collect()
+        ToolResults {
+            messages: answers.into_iter().map(|(_, m)| m).collect(),
+            seconds,
+        }
     }
 }

@@ -147,11 +147,23 @@ impl Loader<'_> {
                     ),
                 ));
             }
+            let idle_s = match spec.idle_s {
+                None => super::DEFAULT_IDLE_S,
+                Some(s) if s.is_finite() && s >= 0.0 => s,
+                Some(s) => {
+                    return Err(self.err(
+                        Some(r),
+                        None,
+                        format!("idle_s must be a number of seconds, 0 or more; got {s}"),
+                    ));
+                }
+            };
             requests.push(Request {
                 before,
                 user,
                 steps,
                 max_turns,
+                idle_s,
             });
         }
         if requests.is_empty() {
@@ -193,10 +205,20 @@ impl Loader<'_> {
                     (None, Some(error)) => Some(format!("Error: {error}")),
                     _ => return Err(place("give either \"text\" or \"error\"")),
                 };
+                let latency_s = match result.latency_s {
+                    None => super::DEFAULT_TOOL_LATENCY_S,
+                    Some(s) if s.is_finite() && s >= 0.0 => s,
+                    Some(s) => {
+                        return Err(place(&format!(
+                            "latency_s must be a number of seconds, 0 or more; got {s}"
+                        )));
+                    }
+                };
                 results.push(FixtureResult {
                     args: result.args.clone(),
                     text: text.map(|text| self.padded(&text, result.pad, &[name_seed(name), k as u64])),
                     delay: result.delay,
+                    latency_s,
                 });
             }
             tools.push(Tool {

@@ -115,7 +115,16 @@ pub struct Request {
     pub steps: Vec<Step>,
     /// Agent and refetch calls allowed (the file's, else steps plus needs).
     pub max_turns: usize,
+    /// Seconds between the previous request's end and this one's start (the first request
+    /// starts the clock at 0).
+    pub idle_s: f64,
 }
+
+/// A request's idle time when its file says none, in seconds.
+pub const DEFAULT_IDLE_S: f64 = 30.0;
+
+/// A tool call's time when its fixture says none, in seconds.
+pub const DEFAULT_TOOL_LATENCY_S: f64 = 0.2;
 
 /// A tool's fixture results, in order.
 #[derive(Clone, Debug, PartialEq)]
@@ -137,6 +146,8 @@ pub struct FixtureResult {
     pub text: Option<String>,
     /// Among one step's parallel calls, results come back in order of delay (ties in call order).
     pub delay: u64,
+    /// Seconds the call takes on the simulated clock.
+    pub latency_s: f64,
 }
 
 /// A loaded, padded, validated scenario.

@@ -1,7 +1,8 @@
-//! The simulated server in front of a model: counts each request with the true
-//! counter, rejects a broken history as real APIs do, and enforces the window, either by
-//! rejecting the request (`reject`, OpenAI's behaviour) or by cutting the oldest messages until
-//! it fits (`truncate`, as some local servers do; the model sees only what is left).
+//! The simulated server in front of a model: counts each request with the true counter, rejects
+//! a broken history as real APIs do, and enforces the window, either by rejecting the request
+//! (`reject`, OpenAI's behaviour) or by cutting the oldest messages until it fits (`truncate`,
+//! as some local servers do; the model sees only what is left). It runs the prompt cache and
+//! says how long each call took on the simulated clock.
 
 use std::sync::Arc;
 
@@ -9,8 +10,25 @@ use ctxbench_compact::message::{Message, Role};
 use ctxbench_compact::pairing::check_pairing;
 use ctxbench_compact::tokens::TokenCounter;
 
+use super::cache::PromptCache;
 use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
+use crate::billing::cache::CacheMode;
+use crate::billing::latency::Latency;
+use crate::billing::segments::Segments;
 use crate::settings::Overflow;
+
+/// How the simulated server behaves.
+#[derive(Clone, Debug)]
+pub struct Server {
+    /// The context window it enforces, in tokens.
+    pub window: u64,
+    /// What it does with a request over the window.
+    pub overflow: Overflow,
+    /// The prompt cache it runs.
+    pub cache: CacheMode,
+    /// How long its calls take.
+    pub latency: Latency,
+}
 
 /// A model behind a server with a context window.
 pub struct Provider<M> {
@@ -18,22 +36,31 @@ pub struct Provider<M> {
     counter: Arc<dyn TokenCounter>,
     window: u64,
     overflow: Overflow,
+    cache: PromptCache,
+    latency: Latency,
 }
 
 impl<M: Model> Provider<M> {
-    /// A server with this true counter, window and overflow behaviour.
-    pub fn new(inner: M, counter: Arc<dyn TokenCounter>, window: u64, overflow: Overflow) -> Provider<M> {
+    /// A server counting and billing with `counter`.
+    pub fn new(inner: M, counter: Arc<dyn TokenCounter>, server: Server) -> Provider<M> {
         Provider {
             inner,
             counter,
-            window,
-            overflow,
+            window: server.window,
+            overflow: server.overflow,
+            cache: PromptCache::new(server.cache),
+            latency: server.latency,
         }
     }
 
     /// The model behind the server.
     pub fn inner(&self) -> &M {
         &self.inner
+    }
+
+    /// Forgets everything the prompt cache holds.
+    pub fn clear_cache(&mut self) {
+        self.cache = PromptCache::new(self.cache.mode().clone());
     }
 
     /// The model behind the server, to change.
@@ -99,10 +126,29 @@ impl<M: Model> Model for Provider<M> {
                 limit: self.window,
             });
         }
+        let cached = !matches!(self.cache.mode(), CacheMode::None);
+        let segments = cached.then(|| Segments::of(self.counter.as_ref(), req.system, req.messages, req.tools));
+        let used = segments
+            .as_ref()
+            .map_or_else(Default::default, |s| self.cache.serve(s, req.at_s));
         let mut reply = self.inner.complete(req)?;
-        reply.usage.prompt_tokens = prompt_tokens;
-        reply.usage.completion_tokens = self.counter.reply_tokens(&reply.message);
-        reply.usage.truncated = truncated;
+        let completion_tokens = self.counter.reply_tokens(&reply.message);
+        let latency_s = self.latency.of(prompt_tokens - used.read, completion_tokens);
+        if let Some(segments) = &segments {
+            let with_reply = self
+                .cache
+                .stores_replies()
+                .then(|| segments.with(&reply.message, self.counter.as_ref()));
+            self.cache.store(segments, with_reply.as_ref(), req.at_s + latency_s);
+        }
+        reply.usage = crate::agent::model::Usage {
+            prompt_tokens,
+            cache_read_tokens: used.read,
+            cache_write_tokens: used.write,
+            completion_tokens,
+            truncated,
+            latency_s,
+        };
         Ok(reply)
     }
 }

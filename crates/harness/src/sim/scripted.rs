@@ -205,9 +205,15 @@ impl<'a> ScriptedModel<'a> {
         let ask = req.summary.cloned().unwrap_or(ctxbench_compact::compact::SummaryAsk {
             keep: vec![],
             ratio: 0.1,
+            span: None,
         });
-        let span: String = req
-            .messages
+        // An aligned request carries the history before the span and an instruction after it:
+        // the summary is of the span alone.
+        let messages = match &ask.span {
+            Some(span) if span.end <= req.messages.len() => &req.messages[span.clone()],
+            _ => req.messages,
+        };
+        let span: String = messages
             .iter()
             .map(|m| m.text().into_owned())
             .collect::<Vec<_>>()

@@ -1,0 +1,176 @@
+//! A request as a prompt cache sees it: its segments (the system prompt with the tool schemas,
+//! then each message), each named by a hash chained through the segments before it, so that two
+//! requests share a prefix exactly as far as their chains agree; and the true tokens up to each.
+
+use std::hash::BuildHasher;
+
+use ctxbench_compact::message::Message;
+use ctxbench_compact::tokens::TokenCounter;
+use ctxbench_compact::tool_schemas::ToolSchemas;
+use foldhash::fast::FixedState;
+
+/// The segments of one request.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Segments {
+    /// `chain[k]` names the prefix of segments `0..=k`.
+    chain: Vec<u64>,
+    /// `tokens[k]`: the true tokens of segments `0..=k` (the reply's priming excluded).
+    tokens: Vec<u64>,
+}
+
+/// The true tokens of `units`, less the reply's priming every request carries once.
+fn true_tokens(counter: &dyn TokenCounter, units: u64) -> u64 {
+    counter.tokens(units).saturating_sub(counter.tokens(0))
+}
+
+/// Hashes two values into one, the same on every run.
+fn mix(a: u64, b: u64) -> u64 {
+    FixedState::with_seed(0x7072_6566_6978).hash_one((a, b))
+}
+
+impl Segments {
+    /// The segments of the request `system`, `messages`, `tools`, counted with `counter`.
+    pub fn of(
+        counter: &dyn TokenCounter,
+        system: Option<&Message>,
+        messages: &[Message],
+        tools: &ToolSchemas,
+    ) -> Segments {
+        let mut chain = Vec::with_capacity(messages.len() + 1);
+        let mut tokens = Vec::with_capacity(messages.len() + 1);
+        let mut units = counter.prefix_units(system, tools);
+        chain.push(mix(system.map_or(0, Message::fingerprint), tools.fingerprint()));
+        tokens.push(true_tokens(counter, units));
+        for m in messages {
+            units += counter.message_units(m);
+            chain.push(mix(chain[chain.len() - 1], m.fingerprint()));
+            tokens.push(true_tokens(counter, units));
+        }
+        Segments { chain, tokens }
+    }
+
+    /// How many segments (system prompt and tools first).
+    pub fn len(&self) -> usize {
+        self.chain.len()
+    }
+
+    /// Whether there are none (never, for a request built by [`Segments::of`]).
+    pub fn is_empty(&self) -> bool {
+        self.chain.is_empty()
+    }
+
+    /// The name of the prefix of segments `0..=k`.
+    pub fn chain(&self, k: usize) -> u64 {
+        self.chain[k]
+    }
+
+    /// The true tokens of segments `0..=k`.
+    pub fn tokens(&self, k: usize) -> u64 {
+        self.tokens[k]
+    }
+
+    /// The true tokens of every segment.
+    pub fn total(&self) -> u64 {
+        self.tokens.last().copied().unwrap_or(0)
+    }
+
+    /// This request with `message` appended (a reply stored with its request).
+    pub fn with(&self, message: &Message, counter: &dyn TokenCounter) -> Segments {
+        let mut next = self.clone();
+        next.chain.push(mix(self.chain[self.len() - 1], message.fingerprint()));
+        // A reply is billed as text (no message framing), like the completion it was.
+        next.tokens.push(self.total() + counter.reply_tokens(message));
+        next
+    }
+
+    /// How many leading segments this request shares with `other`.
+    pub fn shared_with(&self, other: &Segments) -> usize {
+        // Chains agree on a prefix and differ after: the last agreeing index is found by halving.
+        let n = self.len().min(other.len());
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if self.chain[mid - 1] == other.chain[mid - 1] {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    }
+}
+
+/// Whether each request extends the one before it, and what it throws away when it does not.
+#[derive(Clone, Debug, Default)]
+pub struct PrefixTracker {
+    previous: Option<Segments>,
+}
+
+/// A request measured against the one before it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PrefixChange {
+    /// It does not extend the previous request: something before the end of that one changed.
+    pub broke: bool,
+    /// The previous request's true tokens past what the two share.
+    pub invalidated_tokens: u64,
+}
+
+impl PrefixTracker {
+    /// Measures `request` against the previous one, and keeps it as the next one's previous.
+    pub fn observe(&mut self, request: Segments) -> PrefixChange {
+        let change = match &self.previous {
+            None => PrefixChange::default(),
+            Some(previous) => {
+                let shared = request.shared_with(previous);
+                if shared == previous.len() {
+                    PrefixChange::default()
+                } else {
+                    let kept = if shared == 0 { 0 } else { previous.tokens(shared - 1) };
+                    PrefixChange {
+                        broke: true,
+                        invalidated_tokens: previous.total() - kept,
+                    }
+                }
+            }
+        };
+        self.previous = Some(request);
+        change
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ctxbench_compact::{CounterKind, Role};
+
+    use super::*;
+
+    fn segments(texts: &[&str]) -> Segments {
+        let messages: Vec<Message> = texts.iter().map(|t| Message::new(Role::User, *t)).collect();
+        Segments::of(
+            CounterKind::O200k.counter().as_ref(),
+            None,
+            &messages,
+            &ToolSchemas::default(),
+        )
+    }
+
+    #[test]
+    fn requests_share_as_far_as_their_messages_agree() {
+        let a = segments(&["one", "two", "three"]);
+        let b = segments(&["one", "two", "three", "four"]);
+        let c = segments(&["one", "TWO", "three", "four"]);
+        assert_eq!(b.shared_with(&a), 4, "the head and three messages");
+        assert_eq!(c.shared_with(&a), 2, "the head and the first message");
+        assert_eq!(segments(&[]).shared_with(&a), 1, "the head alone");
+        let mut tracker = PrefixTracker::default();
+        assert_eq!(tracker.observe(a.clone()), PrefixChange::default());
+        assert_eq!(tracker.observe(b.clone()), PrefixChange::default(), "an extension");
+        let change = tracker.observe(c);
+        assert!(change.broke);
+        assert_eq!(
+            change.invalidated_tokens,
+            b.total() - b.tokens(1),
+            "all of b past its first message"
+        );
+    }
+}
