@@ -25,12 +25,12 @@ fn compare_is_deterministic_and_writes_reports() {
     let csv = String::from_utf8(read(a.join("results.csv"))).expect("UTF-8");
     assert_eq!(
         csv.lines().count(),
-        1 + 10 * 10,
+        1 + 11 * 10,
         "a header and one row per scenario × standard strategy"
     );
     assert!(csv.starts_with("scenario,strategy,window,threshold,target,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,price,cache,idle_s,latency,seed,"));
     let traces = std::fs::read_dir(a.join("traces")).expect("traces/").count();
-    assert_eq!(traces, 100);
+    assert_eq!(traces, 110);
     let trace = read(a.join("traces/bike-shop-return--drop.jsonl"));
     let first: serde_json::Value =
         serde_json::from_slice(trace.split(|b| *b == b'\n').next().expect("a line")).expect("JSON");
@@ -72,7 +72,7 @@ fn validate_names_what_is_wrong() {
             .lines()
             .filter(|l| l.starts_with("ok "))
             .count(),
-        10
+        11
     );
 
     let dir = scratch("validate");

@@ -20,6 +20,7 @@ fn sweep(args: &[&str], out: &std::path::Path) -> (String, String) {
 
 #[test]
 fn a_thousand_configurations_whatever_the_threads() {
+    // 11 scenarios × 2 strategies × 10 thresholds × 5 keeps.
     let dir = scratch("threads");
     let grid = [
         "--strategies",
@@ -31,7 +32,7 @@ fn a_thousand_configurations_whatever_the_threads() {
     ];
     let (stdout, stderr) = sweep(&[&grid[..], &["--jobs", "2"]].concat(), &dir.join("two"));
     assert!(
-        stderr.contains("swept 1,000 configurations in "),
+        stderr.contains("swept 1,100 configurations in "),
         "the time it took is printed: {stderr}"
     );
     assert!(stdout.contains("best per scenario (lowest cost with no lost fact and no overflow):"));
@@ -48,7 +49,7 @@ fn a_thousand_configurations_whatever_the_threads() {
         );
     }
     let csv = String::from_utf8(read(dir.join("two/results.csv"))).expect("UTF-8");
-    assert_eq!(csv.lines().count(), 1001);
+    assert_eq!(csv.lines().count(), 1101);
 }
 
 #[test]
@@ -81,10 +82,10 @@ fn shards_merge_into_the_whole() {
         whole,
         "merged shards are byte-identical to the whole sweep"
     );
-    // 10 scenarios × (drop + mask with m in {2, 5}) × 2 thresholds × 3 keeps.
+    // 11 scenarios × (drop + mask with m in {2, 5}) × 2 thresholds × 3 keeps.
     assert_eq!(
         String::from_utf8(whole).expect("UTF-8").lines().count(),
-        1 + 10 * 3 * 2 * 3
+        1 + 11 * 3 * 2 * 3
     );
     // The same shard twice is caught.
     let twice = ctxbench()
@@ -143,4 +144,45 @@ fn bad_grids_are_named() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
+}
+
+#[test]
+fn the_target_is_an_axis_and_cost_the_default_objective() {
+    let dir = scratch("target");
+    let grid = [
+        "scenarios/lunch-break.json",
+        "--strategies",
+        "truncate+drop",
+        "--threshold",
+        "0.7,0.8",
+        "--target",
+        "0.5,0.75",
+    ];
+    let (stdout, _) = sweep(&grid, &dir);
+    let csv = String::from_utf8(read(dir.join("results.csv"))).expect("UTF-8");
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let headers = reader.headers().expect("header").clone();
+    let column = |name: &str| headers.iter().position(|h| h == name).expect(name);
+    let pairs: Vec<(String, String)> = reader
+        .records()
+        .map(|r| r.expect("a row"))
+        .map(|r| (r[column("threshold")].to_owned(), r[column("target")].to_owned()))
+        .collect();
+    // 0.75 is above the threshold 0.7: that configuration is left out.
+    assert_eq!(
+        pairs,
+        [("0.7", "0.5"), ("0.8", "0.5"), ("0.8", "0.75")].map(|(a, b)| (a.to_owned(), b.to_owned()))
+    );
+    assert!(
+        stdout.contains("best per scenario (lowest cost with no lost fact and no overflow):"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("lunch-break: truncate:preview=150,trigger=threshold+drop · window 6,000 · threshold "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(" · target 0.5 · "),
+        "the lowest target wins here: {stdout}"
+    );
 }

@@ -4,6 +4,7 @@ mod cmd;
 mod fixtures;
 mod generate;
 
+mod bill;
 mod cli_compact;
 mod cli_gate;
 mod cli_replay;

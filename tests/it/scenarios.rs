@@ -261,3 +261,64 @@ fn usage_estimator_follows_the_true_count() {
         "anchored on the provider's counts: {usage:?}"
     );
 }
+
+#[test]
+fn lunch_break_ranks_by_the_bill_not_by_the_tokens() {
+    let standard: Vec<(&str, RunMetrics)> = STANDARD_STRATEGIES
+        .iter()
+        .map(|s| (*s, run("lunch-break", s)))
+        .collect();
+    for (s, m) in &standard {
+        assert!(m.completed && m.facts_lost == 0 && m.overflows == 0, "{s}: {m:?}");
+    }
+    let cost = |m: &RunMetrics| m.cost_usd.expect("priced by default");
+    let cheapest = standard
+        .iter()
+        .min_by(|a, b| cost(&a.1).total_cmp(&cost(&b.1)))
+        .expect("runs");
+    let fewest = standard.iter().min_by_key(|(_, m)| m.tokens_sent).expect("runs");
+    let most = standard.iter().map(|(_, m)| m.tokens_sent).max().expect("runs");
+    // Not compacting keeps the prefix, and the cache bills it at a tenth: the most tokens, the
+    // smallest bill (`mask` at m=10 finds nothing to mask and ties with it).
+    assert_eq!(cheapest.0, "none");
+    assert_eq!(cheapest.1.tokens_sent, most);
+    assert_eq!(fewest.0, "drop");
+    assert!(
+        cost(&fewest.1) > 1.15 * cost(&cheapest.1),
+        "{} vs {}",
+        cost(&fewest.1),
+        cost(&cheapest.1)
+    );
+    assert!(fewest.1.cache_hit_rate < cheapest.1.cache_hit_rate);
+
+    // A low watermark compacts rarely and keeps the prefix longer: cheaper than stopping as soon
+    // as it fits.
+    let at_threshold = run("lunch-break", "truncate+drop");
+    let low = run_with("lunch-break", "truncate+drop", |s| s.target = Some(0.5)).metrics;
+    assert!(
+        cost(&low) < 0.9 * cost(&at_threshold),
+        "{} vs {}",
+        cost(&low),
+        cost(&at_threshold)
+    );
+    assert!(low.prefix_breaks < at_threshold.prefix_breaks);
+
+    // After the break the cache is cold whatever the strategy; `trigger=cold` compacts right
+    // then, for nothing, and is the cheapest of all.
+    let none = run_with("lunch-break", "none", |_| {});
+    let cold = run_with("lunch-break", "truncate:trigger=cold+drop", |_| {});
+    let after_break = |trace: &[CallRecord]| trace.iter().find(|r| r.request == 12).cloned().expect("request 12");
+    let (plain, compacted) = (after_break(&none.trace), after_break(&cold.trace));
+    assert_eq!(
+        (plain.cache_read_tokens, compacted.cache_read_tokens),
+        (0, 0),
+        "both cold"
+    );
+    assert!(
+        compacted.compaction.as_ref().is_some_and(|c| c.truncated > 0),
+        "it truncates then"
+    );
+    assert!(compacted.cost_usd <= plain.cost_usd);
+    assert!(cost(&cold.metrics) < cost(&cheapest.1));
+    assert_eq!(cold.metrics.facts_lost, 0);
+}

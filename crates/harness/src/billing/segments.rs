@@ -83,6 +83,27 @@ impl Segments {
         next
     }
 
+    /// A request of made-up segments `(fingerprint, true tokens)`, the system prompt with the
+    /// tools first: what the cache's worked examples are written in.
+    #[cfg(test)]
+    pub(crate) fn made_up(parts: &[(u64, u64)]) -> Segments {
+        let mut made = Segments::default();
+        for &(fingerprint, tokens) in parts {
+            made = made.with_part(fingerprint, tokens);
+        }
+        made
+    }
+
+    /// This request with one more made-up segment.
+    #[cfg(test)]
+    pub(crate) fn with_part(&self, fingerprint: u64, tokens: u64) -> Segments {
+        let mut next = self.clone();
+        next.chain
+            .push(mix(self.chain.last().copied().unwrap_or(0), fingerprint));
+        next.tokens.push(self.total() + tokens);
+        next
+    }
+
     /// How many leading segments this request shares with `other`.
     pub fn shared_with(&self, other: &Segments) -> usize {
         // Chains agree on a prefix and differ after: the last agreeing index is found by halving.

@@ -148,3 +148,141 @@ impl PromptCache {
         }
     }
 }
+
+/// Worked examples, one per mode, each figured by hand in its comments. Segments are made up:
+/// `(name, true tokens)`, the system prompt with the tools first.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::billing::price::{Billed, Price};
+
+    /// OpenAI's cache: 128-token blocks, nothing under 1,024 tokens, 5 minutes.
+    fn openai() -> PromptCache {
+        PromptCache::new(CacheMode::PREFIX)
+    }
+
+    /// Calls `request` at `at_s`, stores it as ending one second later, and says what it used.
+    fn call(cache: &mut PromptCache, request: &Segments, at_s: f64) -> CacheUse {
+        let used = cache.serve(request, at_s);
+        cache.store(request, None, at_s + 1.0);
+        used
+    }
+
+    #[test]
+    fn prefix_an_append_only_chat_reads_the_previous_request_rounded_down_to_the_block() {
+        let mut cache = openai();
+        // head 600, then messages of 300, 400, 500, 100: totals 900, 1300, 1800, 1900.
+        let r1 = Segments::made_up(&[(1, 600), (2, 300)]);
+        let r2 = r1.with_part(3, 400);
+        let r3 = r2.with_part(4, 500);
+        let r4 = r3.with_part(5, 100);
+        // Nothing is stored before the first call.
+        assert_eq!(call(&mut cache, &r1, 0.0), CacheUse::default());
+        // r2 shares all of r1, 900 tokens: 7 blocks of 128 = 896, under the 1,024 minimum.
+        assert_eq!(call(&mut cache, &r2, 10.0), CacheUse::default());
+        // r3 shares r2, 1,300 tokens: 10 blocks = 1,280.
+        assert_eq!(call(&mut cache, &r3, 20.0), CacheUse { read: 1280, write: 0 });
+        // r4 shares r3, 1,800 tokens: 14 blocks = 1,792.
+        assert_eq!(call(&mut cache, &r4, 30.0), CacheUse { read: 1792, write: 0 });
+    }
+
+    #[test]
+    fn prefix_a_compaction_at_message_k_stops_the_read_at_k() {
+        let mut cache = openai();
+        // head 1,000, then 500, 400, 300: the stored request has 2,200 tokens.
+        let before = Segments::made_up(&[(1, 1000), (2, 500), (3, 400), (4, 300)]);
+        call(&mut cache, &before, 0.0);
+        // The compaction rewrote the second message (k = 2) down to 100 tokens: what is shared
+        // is the head and the first message, 1,500 tokens, 11 blocks = 1,408.
+        let after = Segments::made_up(&[(1, 1000), (2, 500), (30, 100), (4, 300)]);
+        assert_eq!(call(&mut cache, &after, 10.0), CacheUse { read: 1408, write: 0 });
+    }
+
+    #[test]
+    fn breakpoints_a_compaction_rewrites_the_rest_at_the_write_price() {
+        let mut cache = PromptCache::new(CacheMode::BREAKPOINTS);
+        // head 1,200 (a breakpoint, and over the 1,024 minimum), then 500, 400, 300.
+        let r1 = Segments::made_up(&[(1, 1200), (2, 500), (3, 400), (4, 300)]);
+        // First call: nothing to read; everything up to its last mark, 2,400, is written.
+        assert_eq!(call(&mut cache, &r1, 0.0), CacheUse { read: 0, write: 2400 });
+        // An appended message of 200: the lookback from the last mark finds r1's 2,400; the 200
+        // after it are written.
+        let r2 = r1.with_part(5, 200);
+        assert_eq!(call(&mut cache, &r2, 10.0), CacheUse { read: 2400, write: 200 });
+        // A compaction at k = 2 (the 400-token message cut to 100): of the stored breakpoints,
+        // only the head's is still shared, so 1,200 are read; the request holds 1,200 + 500 +
+        // 100 + 300 + 200 = 2,300 tokens, so the other 1,100 are written again.
+        let compacted = Segments::made_up(&[(1, 1200), (2, 500), (30, 100), (4, 300), (5, 200)]);
+        let used = call(&mut cache, &compacted, 20.0);
+        assert_eq!(
+            used,
+            CacheUse {
+                read: 1200,
+                write: 1100
+            }
+        );
+        // At Claude Sonnet 4.6's prices ($3 input, $0.30 read, $3.75 write per million), with
+        // 50 reply tokens at $15: 1,200 × 0.30 + 1,100 × 3.75 + 50 × 15 = 360 + 4,125 + 750
+        // = 5,235 millionths of a dollar, in picodollars × 10⁶.
+        let sonnet = Price::named("claude-sonnet-4-6").expect("in the table");
+        let billed = Billed {
+            uncached: 0,
+            cache_read: used.read,
+            cache_write: used.write,
+            completion: 50,
+        };
+        assert_eq!(sonnet.cost(&billed), 5_235_000_000);
+    }
+
+    #[test]
+    fn an_idle_gap_past_the_ttl_finds_the_cache_cold() {
+        let mut cache = openai();
+        let r1 = Segments::made_up(&[(1, 2000)]);
+        let r2 = r1.with_part(2, 100);
+        // Stored at the end of the first call, t = 1 s, alive until 301 s.
+        call(&mut cache, &r1, 0.0);
+        // At 250 s it is alive: 2,000 tokens, 15 blocks = 1,920. The read keeps it to 550 s.
+        assert_eq!(call(&mut cache, &r2, 250.0).read, 1920);
+        // r2 itself was stored at 251 s, alive until 551 s: at 600 s everything has expired.
+        let r3 = r2.with_part(3, 100);
+        assert_eq!(call(&mut cache, &r3, 600.0), CacheUse::default());
+    }
+
+    #[test]
+    fn a_summary_call_reads_the_cache_only_when_aligned() {
+        let mut cache = openai();
+        // The agent's last call: head 1,500 (system prompt and tools), then four messages of
+        // 400: 3,100 tokens, stored whole.
+        let agent = Segments::made_up(&[(1, 1500), (2, 400), (3, 400), (4, 400), (5, 400)]);
+        call(&mut cache, &agent, 0.0);
+        // Aligned, the summary of the first three messages is the agent's own request up to the
+        // span's end, then the instruction (60): it shares the head and three messages, 2,700
+        // tokens, 21 blocks = 2,688.
+        let aligned = Segments::made_up(&[(1, 1500), (2, 400), (3, 400), (4, 400), (99, 60)]);
+        assert_eq!(call(&mut cache, &aligned, 10.0).read, 2688);
+        // Not aligned, it has its own system prompt (40) and the span as one message (1,150):
+        // its head differs, so nothing is shared.
+        let fixed = Segments::made_up(&[(7, 40), (8, 1150)]);
+        assert_eq!(call(&mut cache, &fixed, 20.0), CacheUse::default());
+    }
+
+    #[test]
+    fn output_true_stores_the_reply_with_its_request() {
+        // DeepSeek's cache: 64-token blocks from 64 tokens, replies stored too.
+        let deepseek = CacheMode::parse("prefix:block=64,min=64,ttl=3600,output=true").expect("valid");
+        let without = CacheMode::parse("prefix:block=64,min=64,ttl=3600,output=false").expect("valid");
+        for (mode, expect) in [(deepseek, 192), (without, 128)] {
+            let mut cache = PromptCache::new(mode);
+            // head 100, user 50; the reply has 80 tokens.
+            let r1 = Segments::made_up(&[(1, 100), (2, 50)]);
+            let with_reply = r1.with_part(3, 80);
+            cache.serve(&r1, 0.0);
+            let stored = cache.stores_replies().then_some(&with_reply);
+            cache.store(&r1, stored, 1.0);
+            // The next request holds the reply and a new user message of 40 tokens. With the
+            // reply stored, 230 tokens are shared: 3 blocks = 192; without, 150: 2 blocks = 128.
+            let r2 = with_reply.with_part(4, 40);
+            assert_eq!(cache.serve(&r2, 10.0).read, expect);
+        }
+    }
+}
