@@ -14,9 +14,12 @@ use super::files::write_atomic;
 /// Draw charts (PNG and SVG) from results files, traces, or a reports folder.
 ///
 /// From traces: the well (request size per call, with the window and the threshold,
-/// compactions and overflows marked) and the bill (cumulative tokens sent), per scenario.
-/// From results: tokens sent and facts lost against the threshold (one line per keep) where a
-/// sweep varied it, and the frontier of tokens sent against facts lost with its Pareto front.
+/// compactions and overflows marked) and the bill (each call's cost stacked as uncached input,
+/// cache write, cache read and output, one panel per strategy, beside the cumulative cost; in
+/// tokens when unpriced), per scenario. From results: tokens sent against cost (one point per
+/// run, the fewest tokens and the cheapest labelled), tokens sent and facts lost against the
+/// threshold (one line per keep) where a sweep varied it, and the frontier of tokens sent against
+/// facts lost with its Pareto front.
 #[derive(Debug, Args)]
 #[command(after_help = "Example:\n  ctxbench compare --out reports && ctxbench plot reports --out reports/plots")]
 pub struct PlotArgs {

@@ -1,7 +1,7 @@
 //! Charts, checked for what they contain: series, reference lines, marks, labels, the Pareto
 //! front; and that a chart draws to the same bytes every time.
 
-use ctxbench_harness::plot::{bill, charts, frontier, pareto, png, svg, well};
+use ctxbench_harness::plot::{bill, charts, frontier, pareto, png, svg, tokens_and_cost, well};
 use ctxbench_harness::report::ResultRow;
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::load_scenario;
@@ -10,7 +10,11 @@ use ctxbench_harness::trace::CallRecord;
 use proptest::prelude::*;
 
 fn bike_shop(strategies: &[&str]) -> (Vec<Vec<CallRecord>>, Vec<ResultRow>) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/bike-shop-return.json");
+    runs("bike-shop-return", strategies)
+}
+
+fn runs(scenario: &str, strategies: &[&str]) -> (Vec<Vec<CallRecord>>, Vec<ResultRow>) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/{scenario}.json"));
     let scenario = load_scenario(&path, 0).expect("loads");
     let mut traces = Vec::new();
     let mut rows = Vec::new();
@@ -52,8 +56,9 @@ fn the_well_shows_each_call_the_window_and_what_happened() {
         "drop compacts"
     );
 
-    let bill = bill("bike-shop-return", &refs);
-    for (series, row) in bill.series.iter().zip(&rows) {
+    // Unpriced, the bill is in tokens: the cumulative line ends at the tokens sent.
+    let bill_in_tokens = bill("bike-shop-return", &refs, &|_| None);
+    for (series, row) in bill_in_tokens.series.iter().zip(&rows) {
         assert!(series.points.windows(2).all(|w| w[0].1 <= w[1].1), "cumulative");
         assert_eq!(series.points.last().map(|p| p.1), Some(row.metrics.tokens_sent as f64));
     }
@@ -82,6 +87,7 @@ fn pictures_are_the_same_every_time() {
         [
             "well-bike-shop-return",
             "bill-bike-shop-return",
+            "cost-bike-shop-return",
             "frontier-bike-shop-return"
         ]
     );
@@ -125,5 +131,44 @@ proptest! {
             let on_front = front.iter().any(|&f| points[f] == p);
             prop_assert_eq!(on_front, !points.iter().any(|&q| beats(q, p)), "point {}", i);
         }
+    }
+}
+
+#[test]
+fn the_bill_stacks_each_calls_cost_and_the_flip_shows_against_tokens() {
+    let strategies = ["none", "drop", "truncate+drop", "summarize"];
+    let (traces, rows) = runs("lunch-break", &strategies);
+    let refs: Vec<&Vec<CallRecord>> = traces.iter().collect();
+    let price_of = |strategy: &str| {
+        let row = rows.iter().find(|r| r.settings.strategy.to_string() == strategy)?;
+        Some(row.settings.price.as_ref()?.for_cache(&row.settings.cache))
+    };
+    let chart = bill("lunch-break", &refs, &price_of);
+    assert_eq!(chart.title, "lunch-break: cost per call and so far");
+    assert_eq!(chart.panels.len(), strategies.len(), "a panel per strategy");
+    for ((panel, series), (trace, row)) in chart.panels.iter().zip(&chart.series).zip(traces.iter().zip(&rows)) {
+        assert_eq!(panel.bars.len(), trace.len(), "a bar per call");
+        for ((_, parts), record) in panel.bars.iter().zip(trace) {
+            // The four parts add up to what the call cost.
+            let sum: f64 = parts.iter().sum();
+            assert!((sum - record.cost_usd.expect("priced")).abs() < 1e-12, "{parts:?} vs {record:?}");
+        }
+        let total = row.metrics.cost_usd.expect("priced");
+        assert!((series.points.last().expect("calls").1 - total).abs() < 1e-9);
+        assert!(panel.title.ends_with(&ctxbench_harness::human::dollars(total)), "{}", panel.title);
+    }
+    // After the break the cache is cold: the first call of request 12 reads nothing.
+    let none = &chart.panels[0];
+    let after = traces[0].iter().find(|r| r.request == 12).expect("request 12").call;
+    assert_eq!(none.bars[after - 1].1[2], 0.0, "no cache read after the break");
+
+    let row_refs: Vec<&ResultRow> = rows.iter().collect();
+    let flip = tokens_and_cost("lunch-break", &row_refs).expect("priced runs");
+    let label = |what: &str| flip.labels.iter().find(|l| l.text.ends_with(what)).map(|l| l.text.clone());
+    assert_eq!(label("(cheapest)").as_deref(), Some("none (cheapest)"));
+    assert_eq!(label("(fewest tokens)").as_deref(), Some("drop (fewest tokens)"));
+    let text = svg(&chart).expect("draws");
+    for expected in ["bars: uncached input", "bars: cache read", "cost of the call (US dollars)", "none · $"] {
+        assert!(text.contains(expected), "the SVG shows {expected:?}");
     }
 }

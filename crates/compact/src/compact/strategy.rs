@@ -53,6 +53,33 @@ impl Strategy {
         Ok(found)
     }
 
+    /// A short name for people: each stage with only the parameters that differ from their
+    /// defaults (`truncate:trigger=cold+drop`). Not unique across spellings of a default; the
+    /// canonical name (`Display`) is the one to key results by.
+    pub fn brief(&self) -> String {
+        let stages: Vec<String> = self
+            .stages
+            .iter()
+            .map(|stage| {
+                let canonical = stage.to_string();
+                let default = StageSpec::default_of(stage.name()).map(|d| d.to_string()).unwrap_or_default();
+                let params = |name: &str| -> Vec<String> {
+                    name.split_once(':')
+                        .map(|(_, p)| p.split(',').map(str::to_owned).collect())
+                        .unwrap_or_default()
+                };
+                let defaults = params(&default);
+                let changed: Vec<String> = params(&canonical).into_iter().filter(|p| !defaults.contains(p)).collect();
+                if changed.is_empty() {
+                    stage.name().to_owned()
+                } else {
+                    format!("{}:{}", stage.name(), changed.join(","))
+                }
+            })
+            .collect();
+        stages.join("+")
+    }
+
     /// Whether this is the `none` baseline.
     pub fn is_none(&self) -> bool {
         matches!(self.stages.as_slice(), [StageSpec::None {}])
@@ -156,6 +183,17 @@ mod tests {
                 assert_eq!(canonical(expect), expect);
             }
         }
+    }
+
+    #[test]
+    fn brief_names_keep_what_differs_from_the_defaults() {
+        let brief = |text: &str| text.parse::<Strategy>().map(|s| s.brief()).unwrap_or_else(|e| e.to_string());
+        assert_eq!(brief("truncate:preview=150,trigger=threshold+drop"), "truncate+drop");
+        assert_eq!(brief("truncate:trigger=cold+drop"), "truncate:trigger=cold+drop");
+        assert_eq!(brief("mask:m=2,trigger=cold+drop"), "mask:m=2,trigger=cold+drop");
+        assert_eq!(brief("summarize:aligned=true"), "summarize:aligned=true");
+        assert_eq!(brief("clear-tool-uses:exclude=a/b"), "clear-tool-uses:exclude=a/b");
+        assert_eq!(brief("none"), "none");
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::agent::record::dollars;
+use crate::billing::price::Price;
 use crate::report::ResultRow;
 use crate::trace::{CallRecord, Outcome};
 
@@ -62,7 +64,21 @@ pub struct Label {
     pub text: String,
 }
 
-/// One chart: title, axes with units, series and what is drawn over them.
+/// The parts a call's bill stacks, bottom up: uncached input, cache writes, cache reads, and
+/// the reply.
+pub const BILL_PARTS: [&str; 4] = ["uncached input", "cache write", "cache read", "output"];
+
+/// One small panel of stacked bars: a run's calls, each split into [`BILL_PARTS`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    /// The run, as its panel names it.
+    pub title: String,
+    /// `(call number, parts)`, bottom up.
+    pub bars: Vec<(f64, [f64; 4])>,
+}
+
+/// One chart: title, axes with units, series and what is drawn over them; with panels, a figure
+/// of small multiples beside it, on one shared scale.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chart {
     /// A file-name stem (`well-bike-shop-return`).
@@ -81,6 +97,10 @@ pub struct Chart {
     pub marks: Vec<Mark>,
     /// Labels next to points.
     pub labels: Vec<Label>,
+    /// Small multiples drawn left of the chart, sharing one y axis (`panel_label`).
+    pub panels: Vec<Panel>,
+    /// The panels' y axis, with its unit.
+    pub panel_label: String,
 }
 
 impl Chart {
@@ -94,6 +114,8 @@ impl Chart {
             rules: Vec::new(),
             marks: Vec::new(),
             labels: Vec::new(),
+            panels: Vec::new(),
+            panel_label: String::new(),
         }
     }
 
@@ -112,7 +134,8 @@ impl Chart {
         );
         let (x_min, x_max) = if x_min.is_finite() { (x_min, x_max) } else { (0.0, 1.0) };
         let pad = ((x_max - x_min) * 0.04).max(0.5);
-        let y_max = ys.fold(1.0f64, f64::max);
+        let y_max = ys.fold(0.0f64, f64::max);
+        let y_max = if y_max > 0.0 { y_max } else { 1.0 };
         (x_min - pad, x_max + pad, 0.0, y_max * 1.1)
     }
 }
@@ -150,7 +173,7 @@ fn per_call(
     for trace in traces {
         let points = trace.iter().map(|r| (r.call as f64, value(r) as f64)).collect();
         chart.series.push(Series {
-            name: trace[0].strategy.clone(),
+            name: short(&trace[0].strategy),
             points,
             style: Style::Line,
         });
@@ -200,16 +223,129 @@ pub fn well(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
     chart
 }
 
-/// The bill: cumulative tokens sent, per call, one line per strategy.
-pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
-    per_call(
-        "bill",
-        scenario,
-        "cumulative tokens sent",
-        "tokens sent so far (true tokens)",
-        traces,
-        |r| r.tokens_sent,
-    )
+/// A strategy's name in a picture: its stages with the parameters that differ from their
+/// defaults (the canonical name is in results.csv).
+fn short(strategy: &str) -> String {
+    strategy
+        .parse::<ctxbench_compact::compact::Strategy>()
+        .map_or_else(|_| strategy.to_owned(), |s| s.brief())
+}
+
+/// The bill: one panel per strategy with the cost of each call stacked as uncached input, cache
+/// write, cache read and output, beside the cumulative cost of every strategy. `price_of` gives a
+/// strategy's prices (from its results row); runs without one (`--price none`, or traces drawn
+/// without their results) are billed in tokens instead: the same parts, the reply left out.
+pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str) -> Option<Price>) -> Chart {
+    let prices: Vec<Option<Price>> = traces.iter().map(|t| price_of(&t[0].strategy)).collect();
+    let priced = prices.iter().all(Option::is_some);
+    let (title, y_label, panel_label) = if priced {
+        ("cost per call and so far", "cost so far (US dollars)", "cost of the call (US dollars)")
+    } else {
+        ("tokens per call and so far", "tokens sent so far (true tokens)", "tokens of the call (true tokens)")
+    };
+    let mut chart = Chart::new(
+        format!("bill-{}", safe(scenario)),
+        format!("{scenario}: {title}"),
+        "model call (number)",
+        y_label,
+    );
+    chart.panel_label = panel_label.into();
+    for (trace, price) in traces.iter().zip(&prices) {
+        let mut sum = 0.0;
+        let mut points = Vec::with_capacity(trace.len());
+        let mut bars = Vec::with_capacity(trace.len());
+        for r in trace.iter() {
+            let parts = match price.as_ref().filter(|_| priced) {
+                Some(p) => [
+                    (p.input, r.uncached_tokens),
+                    (p.cache_write.unwrap_or(p.input), r.cache_write_tokens),
+                    (p.cache_read, r.cache_read_tokens),
+                    (p.output, r.completion_tokens),
+                ]
+                .map(|(rate, tokens)| dollars(rate.times(tokens))),
+                None => [r.uncached_tokens, r.cache_write_tokens, r.cache_read_tokens, 0].map(|t| t as f64),
+            };
+            sum += parts.iter().sum::<f64>();
+            points.push((r.call as f64, sum));
+            bars.push((r.call as f64, parts));
+        }
+        let strategy = &trace[0].strategy;
+        chart.series.push(Series {
+            name: short(strategy),
+            points,
+            style: Style::Line,
+        });
+        let total = if priced {
+            crate::human::dollars(sum)
+        } else {
+            format!("{} tokens", crate::human::thousands(sum as u64))
+        };
+        chart.panels.push(Panel {
+            title: format!("{} · {total}", short(strategy)),
+            bars,
+        });
+    }
+    chart
+}
+
+/// Tokens sent against cost, one point per completed run: where fewer tokens do not mean a
+/// smaller bill, the points do not fall in the same order on both axes. The run with the fewest
+/// tokens and the cheapest one are labelled (every run, when there are a dozen or fewer). `None`
+/// for unpriced rows.
+pub fn tokens_and_cost(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
+    let rows: Vec<&&ResultRow> = rows
+        .iter()
+        .filter(|r| r.scenario == scenario && r.metrics.completed && r.metrics.cost_usd.is_some())
+        .collect();
+    if rows.len() < 2 {
+        return None;
+    }
+    let points: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|r| (r.metrics.tokens_sent as f64, r.metrics.cost_usd.unwrap_or(0.0)))
+        .collect();
+    let mut chart = Chart::new(
+        format!("cost-{}", safe(scenario)),
+        format!("{scenario}: tokens sent against cost"),
+        "tokens sent (true tokens)",
+        "cost (US dollars)",
+    );
+    chart.series.push(Series {
+        name: "completed run".into(),
+        points: points.clone(),
+        style: Style::Points,
+    });
+    let lowest = |key: fn(&(f64, f64)) -> (f64, f64)| {
+        (0..points.len())
+            .min_by(|&a, &b| key(&points[a]).partial_cmp(&key(&points[b])).unwrap_or(std::cmp::Ordering::Equal))
+            .unwrap_or(0)
+    };
+    let fewest = lowest(|p| (p.0, p.1));
+    let cheapest = lowest(|p| (p.1, p.0));
+    // Runs with the very same figures share one label that names them all.
+    let mut labels: Vec<((f64, f64), Vec<String>)> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        if points.len() > 12 && points[i] != points[fewest] && points[i] != points[cheapest] {
+            continue;
+        }
+        let name = short(&r.settings.strategy.to_string());
+        match labels.iter_mut().find(|(at, _)| *at == points[i]) {
+            Some((_, names)) if names.contains(&name) => {}
+            Some((_, names)) => names.push(name),
+            None => labels.push((points[i], vec![name])),
+        }
+    }
+    for (at, names) in labels {
+        let mut text = names.join(", ");
+        if at == points[fewest] {
+            text.push_str(" (fewest tokens)");
+        }
+        if at == points[cheapest] {
+            text.push_str(" (cheapest)");
+        }
+        chart.labels.push(Label { at, text });
+    }
+    Some(chart)
 }
 
 /// Sweep curves for one scenario and strategy: tokens sent and facts lost against the

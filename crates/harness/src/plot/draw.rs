@@ -12,18 +12,35 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::chart::{Chart, MarkKind, Style};
+use super::chart::{BILL_PARTS, Chart, MarkKind, Panel, Style};
 
 /// Width and height of the plot, in pixels; the legend below it adds a row per two entries.
 pub const SIZE: (u32, u32) = (960, 540);
 
+/// Width of the small multiples left of a chart that has them, in pixels.
+const PANELS_WIDTH: u32 = 880;
+
+/// Height of one row of small multiples, in pixels.
+const PANEL_ROW: u32 = 170;
+
 /// Height of one legend row, in pixels.
 const LEGEND_ROW: u32 = 22;
 
-/// The whole picture's size: the plot and its legend.
+/// Rows of small multiples, two a row.
+fn panel_rows(chart: &Chart) -> u32 {
+    chart.panels.len().div_ceil(2) as u32
+}
+
+/// Height of the plot (and of the panels beside it).
+fn plot_height(chart: &Chart) -> u32 {
+    SIZE.1.max(36 + panel_rows(chart) * PANEL_ROW)
+}
+
+/// The whole picture's size: the panels, the plot and the legend.
 pub fn size(chart: &Chart) -> (u32, u32) {
     let rows = legend(chart).len().div_ceil(2) as u32;
-    (SIZE.0, SIZE.1 + 12 + rows * LEGEND_ROW)
+    let panels = if chart.panels.is_empty() { 0 } else { PANELS_WIDTH };
+    (SIZE.0 + panels, plot_height(chart) + 12 + rows * LEGEND_ROW)
 }
 
 /// What a legend entry shows.
@@ -31,15 +48,29 @@ enum Glyph {
     Rule(usize),
     Series(usize),
     Mark(MarkKind),
+    Part(usize),
 }
 
+/// The colours of the bill's parts (Paul Tol's, apart from the series' Okabe–Ito).
+const PARTS: [RGBColor; 4] = [
+    RGBColor(68, 68, 68),
+    RGBColor(204, 51, 17),
+    RGBColor(136, 204, 238),
+    RGBColor(221, 204, 119),
+];
+
 fn legend(chart: &Chart) -> Vec<(Glyph, String)> {
-    let mut out: Vec<(Glyph, String)> = chart
-        .rules
-        .iter()
-        .enumerate()
-        .map(|(k, r)| (Glyph::Rule(k), r.label.clone()))
-        .collect();
+    let mut out: Vec<(Glyph, String)> = Vec::new();
+    if !chart.panels.is_empty() {
+        out.extend(BILL_PARTS.iter().enumerate().map(|(k, p)| (Glyph::Part(k), format!("bars: {p}"))));
+    }
+    out.extend(
+        chart
+            .rules
+            .iter()
+            .enumerate()
+            .map(|(k, r)| (Glyph::Rule(k), r.label.clone())),
+    );
     out.extend(
         chart
             .series
@@ -71,11 +102,12 @@ fn rule_style(k: usize) -> ShapeStyle {
 const OVERFLOW: RGBColor = RGBColor(200, 0, 0);
 
 /// Integers with thousands separators when every value is whole (ticks between them unlabelled),
-/// else two decimals.
-fn axis_format(whole: bool) -> impl Fn(&f64) -> String {
+/// else decimals enough for the axis's `span` (two, or four under 0.1: cents of a dollar).
+fn axis_format(whole: bool, span: f64) -> impl Fn(&f64) -> String {
     move |v: &f64| match whole {
         true if (v - v.round()).abs() > 1e-9 => String::new(),
         true => crate::human::thousands(v.round().max(0.0) as u64),
+        false if span < 0.1 => format!("{v:.4}"),
         false => format!("{v:.2}"),
     }
 }
@@ -118,10 +150,76 @@ fn marker<DB: DrawingBackend, C: Clone + 'static>(k: usize, at: C, style: ShapeS
     }
 }
 
+/// The small multiples: one panel of stacked bars per run, on one shared scale.
+fn draw_panels<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let calls = chart
+        .panels
+        .iter()
+        .flat_map(|p| p.bars.iter().map(|b| b.0))
+        .fold(1.0f64, f64::max);
+    let top = chart
+        .panels
+        .iter()
+        .flat_map(|p| p.bars.iter().map(|b| b.1.iter().sum::<f64>()))
+        .fold(0.0f64, f64::max);
+    let top = if top > 0.0 { top * 1.08 } else { 1.0 };
+    let dollars = chart.panel_label.contains("dollars");
+    let (_, grid) = area.split_vertically(36);
+    let cells = grid.split_evenly((panel_rows(chart) as usize, 2));
+    for (k, (panel, cell)) in chart.panels.iter().zip(&cells).enumerate() {
+        let Panel { title, bars } = panel;
+        let mut c = ChartBuilder::on(cell)
+            .caption(title, ("sans-serif", 14))
+            .margin(6)
+            .x_label_area_size(20)
+            .y_label_area_size(if k % 2 == 0 { 74 } else { 56 })
+            .build_cartesian_2d(0.5..calls + 0.5, 0.0..top)
+            .map_err(err)?;
+        let calls_format = |v: &f64| format!("{v:.0}");
+        let value_format = |v: &f64| {
+            if dollars {
+                format!("{v:.4}")
+            } else {
+                crate::human::thousands(v.max(0.0) as u64)
+            }
+        };
+        let mut mesh = c.configure_mesh();
+        mesh.label_style(("sans-serif", 11))
+            .x_labels(6)
+            .y_labels(4)
+            .x_label_formatter(&calls_format)
+            .y_label_formatter(&value_format)
+            .light_line_style(RGBColor(240, 240, 240))
+            .bold_line_style(RGBColor(225, 225, 225));
+        if k % 2 == 0 {
+            mesh.y_desc(&chart.panel_label).axis_desc_style(("sans-serif", 11));
+        }
+        mesh.draw().map_err(err)?;
+        let rects = bars.iter().flat_map(|&(x, parts)| {
+            let mut bottom = 0.0;
+            parts.into_iter().enumerate().filter(|(_, v)| *v > 0.0).map(move |(p, v)| {
+                let rect = Rectangle::new([(x - 0.4, bottom), (x + 0.4, bottom + v)], PARTS[p].filled());
+                bottom += v;
+                rect
+            })
+        });
+        c.draw_series(rects).map_err(err)?;
+    }
+    Ok(())
+}
+
 fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
-    let (top, bottom) = root.split_vertically(SIZE.1);
+    let (top, bottom) = root.split_vertically(plot_height(chart));
+    let top = if chart.panels.is_empty() {
+        top
+    } else {
+        let (panels, plot) = top.split_horizontally(PANELS_WIDTH);
+        draw_panels(chart, &panels)?;
+        plot
+    };
     let (x0, x1, y0, y1) = chart.bounds();
     let whole = |f: fn(&(f64, f64)) -> f64| chart.series.iter().flat_map(|s| &s.points).all(|p| f(p).fract() == 0.0);
     let (x_whole, y_whole) = (whole(|p| p.0), whole(|p| p.1));
@@ -136,8 +234,8 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
         .x_desc(&chart.x_label)
         .y_desc(&chart.y_label)
         .label_style(("sans-serif", 14))
-        .x_label_formatter(&axis_format(x_whole))
-        .y_label_formatter(&axis_format(y_whole))
+        .x_label_formatter(&axis_format(x_whole, x1 - x0))
+        .y_label_formatter(&axis_format(y_whole, y1 - y0))
         .axis_desc_style(("sans-serif", 16))
         .light_line_style(RGBColor(235, 235, 235))
         .bold_line_style(RGBColor(215, 215, 215))
@@ -170,17 +268,28 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
         };
         c.draw_series(std::iter::once(element)).map_err(err)?;
     }
-    // Labels sit beside their point, on the side with room.
+    // Labels sit beside their point, on the side with room, each moved down a line while it
+    // would overlap one already placed.
     let middle = (x0 + x1) / 2.0;
+    let base = top.get_base_pixel();
+    let mut placed: Vec<(i32, i32, i32)> = Vec::new(); // (left, right, baseline) in pixels
     for label in &chart.labels {
-        let (h, text) = if label.at.0 > middle {
-            (HPos::Right, format!("{}  ", label.text))
-        } else {
+        let right_side = label.at.0 <= middle;
+        let (h, text) = if right_side {
             (HPos::Left, format!("  {}", label.text))
+        } else {
+            (HPos::Right, format!("{}  ", label.text))
         };
+        let (px, mut py) = c.backend_coord(&label.at);
+        let (px, width) = (px - base.0, 7 * text.chars().count() as i32);
+        let (left, right) = if right_side { (px, px + width) } else { (px - width, px) };
+        py -= base.1;
+        while placed.iter().any(|&(l, r, y)| l < right && left < r && (y - py).abs() < 16) {
+            py += 16;
+        }
+        placed.push((left, right, py));
         let style = TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(h, VPos::Bottom));
-        c.draw_series(std::iter::once(Text::new(text, label.at, style)))
-            .map_err(err)?;
+        top.draw(&Text::new(text, (px, py), style)).map_err(err)?;
     }
     // The legend, below the plot in two columns, so that it never hides the data.
     for (i, (glyph, text)) in legend(chart).into_iter().enumerate() {
@@ -204,6 +313,9 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
                 .map_err(err)?,
             Glyph::Mark(MarkKind::Overflow) => bottom
                 .draw(&Cross::new((x + 12, y), 6, OVERFLOW.stroke_width(3)))
+                .map_err(err)?,
+            Glyph::Part(k) => bottom
+                .draw(&Rectangle::new([(x + 4, y - 7), (x + 20, y + 7)], PARTS[k].filled()))
                 .map_err(err)?,
         }
         let text: String = if text.chars().count() > 60 {

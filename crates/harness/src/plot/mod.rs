@@ -1,23 +1,31 @@
 //! Pictures of results: the well (request size per call, with the window and the
-//! threshold), the bill (cumulative tokens sent), sweep curves, and the frontier of tokens sent
-//! against facts lost. [`chart`] builds them as data; [`draw`] renders SVG and PNG.
+//! threshold), the bill (each call's cost stacked by part, per strategy, beside the cumulative
+//! cost), tokens sent against cost, sweep curves, and the frontier of tokens sent against facts
+//! lost. [`chart`] builds them as data; [`draw`] renders SVG and PNG.
 
 pub mod chart;
 pub mod draw;
 
-pub use chart::{Chart, bill, by_scenario, frontier, pareto, sweep_curves, well};
+pub use chart::{Chart, bill, by_scenario, frontier, pareto, sweep_curves, tokens_and_cost, well};
 pub use draw::{DrawError, png, svg};
 
 use crate::report::ResultRow;
 use crate::trace::CallRecord;
 
-/// Every chart that traces and result rows give: well and bill per scenario (traces), sweep
-/// curves per scenario and strategy with several thresholds, and a frontier per scenario.
+/// Every chart that traces and result rows give: well and bill per scenario (traces, priced by
+/// their rows), tokens sent against cost per scenario, sweep curves per scenario and strategy
+/// with several thresholds, and a frontier per scenario.
 pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
     let mut out = Vec::new();
     for (scenario, traces) in by_scenario(traces) {
         out.push(well(&scenario, &traces));
-        out.push(bill(&scenario, &traces));
+        let price_of = |strategy: &str| {
+            let row = rows
+                .iter()
+                .find(|r| r.scenario == scenario && r.settings.strategy.to_string() == strategy)?;
+            Some(row.settings.price.as_ref()?.for_cache(&row.settings.cache))
+        };
+        out.push(bill(&scenario, &traces, &price_of));
     }
     let refs: Vec<&ResultRow> = rows.iter().collect();
     let mut scenarios: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
@@ -36,6 +44,7 @@ pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
                 out.extend(pair);
             }
         }
+        out.extend(tokens_and_cost(scenario, &refs));
         out.extend(frontier(scenario, &refs));
     }
     out

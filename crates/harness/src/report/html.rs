@@ -18,7 +18,7 @@ pub fn html(title: &str, settings: &str, rows: &[ResultRow], charts: &[(String, 
     out.push_str(&format!("<title>{}</title>\n", escape(title)));
     out.push_str(
         "<style>body{font-family:system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse;font-size:14px}\
-         th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}th:nth-child(-n+2),td:nth-child(-n+2){text-align:left}\
+         th,td{padding:4px 10px;border-bottom:1px solid #ddd;text-align:right}td:nth-child(2){max-width:28em}td:first-child{white-space:nowrap}th:nth-child(-n+2),td:nth-child(-n+2){text-align:left}\
          figure{margin:2rem 0}svg{max-width:100%;height:auto}</style>\n</head>\n<body>\n",
     );
     out.push_str(&format!(
@@ -32,8 +32,15 @@ pub fn html(title: &str, settings: &str, rows: &[ResultRow], charts: &[(String, 
     out.push_str("</tr>\n");
     for row in body {
         out.push_str("<tr>");
-        for cell in row {
-            out.push_str(&format!("<td>{}</td>", escape(&cell)));
+        for (c, cell) in row.iter().enumerate() {
+            let text = escape(cell);
+            // A canonical strategy name is long: let it wrap after its `+` and `,`.
+            let text = if c == 1 {
+                text.replace('+', "+<wbr>").replace(',', ",<wbr>")
+            } else {
+                text
+            };
+            out.push_str(&format!("<td>{text}</td>"));
         }
         out.push_str("</tr>\n");
     }
