@@ -7,14 +7,25 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_compact::Error;
-use ctxbench_harness::import::{ImportOptions, Imported, import};
+use ctxbench_compact::compact::Strategy;
+use ctxbench_harness::billing::cache::CacheMode;
+use ctxbench_harness::human::thousands;
+use ctxbench_harness::import::{
+    CacheFidelity, ImportOptions, Imported, LoggedConversation, conversations as call_log, import, import_logged,
+    is_call_log, rate,
+};
+use ctxbench_harness::settings::RunSettings;
 
 use super::files::write_atomic;
+use super::settings_args::BillArgs;
 
 /// Turn logged conversations into scenarios, their facts found automatically.
 ///
 /// Each CONVERSATION is a chat request body `{"messages": [...], "tools": [...]}` or a bare array
-/// of messages, in OpenAI's chat format; a `.jsonl` file holds one conversation per line. User
+/// of messages, in OpenAI's chat format; a `.jsonl` file holds one conversation per line, or is a
+/// call log as proxies write it (`{"request": ..., "response": ...}` per model call), whose
+/// calls are grouped into conversations by their first user message and whose logged usage is
+/// kept and put beside the simulated cache (set the provider with --price). User
 /// messages become requests, assistant messages steps, tool results fixtures. A fact is a value
 /// (an id, a code, a number of 4+ digits, a date, a path) that first appears in a user message or
 /// a tool result and that a later step uses. Every scenario is replayed with `none` before it is
@@ -42,18 +53,25 @@ pub struct ImportArgs {
     /// Print each fact found, where it first appeared and which steps need it.
     #[arg(long)]
     explain: bool,
+
+    #[command(flatten)]
+    bill: BillArgs,
 }
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     let options = ImportOptions {
         refetchable: args.refetchable.clone(),
+        replay: args.bill.apply(RunSettings::new(Strategy::none())),
     };
     let mut imported: Vec<(String, Imported)> = Vec::new();
     for file in &args.files {
         for c in conversations(file)? {
             let source = c.source();
-            let done = import(&c.text, &source, &c.name, &options).map_err(|e| c.place(e))?;
-            imported.push((source, done));
+            let done = match &c.logged {
+                Some(logged) => import_logged(logged, &source, &c.name, &options),
+                None => import(&c.text, &source, &c.name, &options),
+            };
+            imported.push((source, done.map_err(|e| c.place(e))?));
         }
     }
     let mut names: BTreeMap<&str, &str> = BTreeMap::new();
@@ -91,15 +109,70 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             unfaithful += 1;
             eprintln!("warning: {}: the replay differs from the log: {difference}", done.name);
         }
+        if let Some(cache) = &done.cache {
+            println!(
+                "  {}",
+                cache_line("cache hit rate", cache.logged, cache.simulated, &cache.cache)
+            );
+            if args.explain {
+                print!("{}", cache_calls(cache));
+            }
+        }
         if args.explain {
             print!("{}", done.explain());
         }
+    }
+    let caches: Vec<&CacheFidelity> = imported.iter().filter_map(|(_, d)| d.cache.as_ref()).collect();
+    if caches.len() > 1 {
+        let total = |f: fn(&CacheFidelity) -> (u64, u64)| {
+            caches.iter().map(|c| f(c)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        };
+        let line = cache_line(
+            &format!("cache hit rate over {} conversations", caches.len()),
+            total(|c| c.logged),
+            total(|c| c.simulated),
+            &caches[0].cache,
+        );
+        println!("{line}");
     }
     if unfaithful > 0 {
         eprintln!("warning: {unfaithful} scenarios do not replay their log exactly; their figures are approximate");
     }
     println!("next: ctxbench compare {} --window 8000", args.out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// `logged 93.1% (41,216 of 44,288 prompt tokens) · simulated 95.0% (… , cache …)`.
+fn cache_line(what: &str, logged: (u64, u64), simulated: (u64, u64), cache: &CacheMode) -> String {
+    let part = |(prompt, read): (u64, u64)| {
+        format!(
+            "{:.1}% ({} of {} prompt tokens)",
+            rate((prompt, read)) * 100.0,
+            thousands(read),
+            thousands(prompt)
+        )
+    };
+    format!(
+        "{what}: logged {} · simulated {} with cache {cache}, counted with o200k",
+        part(logged),
+        part(simulated)
+    )
+}
+
+/// Each call: the logged prompt and cached tokens beside the replayed ones.
+fn cache_calls(cache: &CacheFidelity) -> String {
+    let mut out = String::from("    call  logged prompt  logged cached  replayed prompt  simulated read\n");
+    for (k, (logged, prompt, read)) in cache.calls.iter().enumerate() {
+        out.push_str(&format!(
+            "    {:>4}  {:>13}  {:>13}  {:>15}  {:>14}\n",
+            k + 1,
+            thousands(logged.prompt_tokens.unwrap_or(0)),
+            thousands(logged.cache_read_tokens),
+            thousands(*prompt),
+            thousands(*read)
+        ));
+    }
+    out
 }
 
 /// One conversation of a file.
@@ -111,6 +184,8 @@ struct Conversation {
     /// The scenario's name.
     name: String,
     text: String,
+    /// The conversation of a call log, with its calls' usage.
+    logged: Option<LoggedConversation>,
 }
 
 impl Conversation {
@@ -148,7 +223,21 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
             line: None,
             name: stem,
             text,
+            logged: None,
         }]);
+    }
+    if is_call_log(&text) {
+        return Ok(call_log(&text, &source)?
+            .into_iter()
+            .enumerate()
+            .map(|(k, logged)| Conversation {
+                file: source.clone(),
+                line: logged.lines.first().copied(),
+                name: format!("{stem}-{}", k + 1),
+                text: String::new(),
+                logged: Some(logged),
+            })
+            .collect());
     }
     Ok(text
         .lines()
@@ -159,6 +248,7 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
             line: Some(n + 1),
             name: format!("{stem}-{}", n + 1),
             text: line.to_owned(),
+            logged: None,
         })
         .collect())
 }

@@ -287,3 +287,94 @@ fn bad_input_names_the_file_and_place_and_writes_nothing() {
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(stderr.contains("broken.json: messages[1]"), "{stderr}");
 }
+
+#[test]
+fn a_call_log_keeps_each_calls_usage_and_puts_its_cache_beside_the_simulated_one() {
+    let log = fixture("calls/support.calls.jsonl");
+    let text = std::fs::read_to_string(&log).expect("the call log");
+    assert!(ctxbench_harness::import::is_call_log(&text));
+    let found = ctxbench_harness::import::conversations(&text, "support.calls.jsonl").expect("a call log");
+    assert_eq!(
+        found.iter().map(|c| c.lines.clone()).collect::<Vec<_>>(),
+        [vec![1, 3, 4], vec![2, 5]]
+    );
+    let options = ImportOptions {
+        replay: ctxbench_harness::settings::RunSettings {
+            price: ctxbench_harness::billing::price::Price::named("deepseek-chat").cloned(),
+            cache: ctxbench_harness::billing::price::Price::named("deepseek-chat")
+                .expect("preset")
+                .cache
+                .clone(),
+            ..ImportOptions::default().replay
+        },
+        ..ImportOptions::default()
+    };
+    let mut logged_total = (0, 0);
+    for (conversation, (prompt, cached)) in found.iter().zip([(787, 384), (376, 128)]) {
+        let done = ctxbench_harness::import::import_logged(conversation, "support.calls.jsonl", "c", &options)
+            .expect("imports");
+        assert_eq!(done.fidelity, Ok(conversation.lines.len()), "replays byte for byte");
+        let cache = done.cache.expect("a call log that replays gives its cache");
+        // The logged side is the file's own figures, summed by hand in its README.
+        assert_eq!(cache.logged, (prompt, cached));
+        logged_total = (logged_total.0 + prompt, logged_total.1 + cached);
+        // The simulated side, DeepSeek's cache (64-token blocks, replies stored): the first call
+        // is cold; each later one reads the whole previous request and its reply, down to the
+        // block, and never more than it sends (less the 3 tokens that prime the reply).
+        let calls = &cache.calls;
+        assert_eq!(calls[0].2, 0);
+        for pair in calls.windows(2) {
+            let (previous, (_, prompt, read)) = (pair[0].1, pair[1]);
+            assert!(read % 64 == 0 && read + 3 <= prompt, "{pair:?}");
+            assert!(read + 64 + 3 > previous, "reads all of the previous request: {pair:?}");
+        }
+        assert_eq!(
+            cache.simulated,
+            (calls.iter().map(|c| c.1).sum(), calls.iter().map(|c| c.2).sum())
+        );
+        // The usage is kept in the scenario, step by step.
+        let kept: Vec<u64> = done.scenario["requests"]
+            .as_array()
+            .expect("requests")
+            .iter()
+            .flat_map(|r| r["steps"].as_array().cloned().unwrap_or_default())
+            .map(|s| {
+                s["logged_usage"]["cached_tokens"]
+                    .as_u64()
+                    .expect("logged usage on every step")
+            })
+            .collect();
+        assert_eq!(kept, calls.iter().map(|c| c.0.cache_read_tokens).collect::<Vec<_>>());
+    }
+    assert_eq!(logged_total, (1163, 512));
+
+    // On the command line: each conversation's rates, then the total.
+    let out = scratch("import-calls");
+    let output = ctxbench()
+        .args(["import", "--price", "deepseek-chat", "-o"])
+        .arg(&out)
+        .arg(&log)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for expected in [
+        "cache hit rate: logged 48.8% (384 of 787 prompt tokens) · simulated ",
+        "cache hit rate: logged 34.0% (128 of 376 prompt tokens) · simulated ",
+        "cache hit rate over 2 conversations: logged 44.0% (512 of 1,163 prompt tokens) · simulated ",
+        "with cache prefix:block=64,min=64,ttl=3600,output=true",
+    ] {
+        assert!(stdout.contains(expected), "{expected:?} in\n{stdout}");
+    }
+    let scenario = std::fs::read_to_string(out.join("support.calls-1.json")).expect("written");
+    assert!(scenario.contains("\"logged_usage\""));
+    ctxbench()
+        .args(["validate"])
+        .arg(out.join("support.calls-1.json"))
+        .assert()
+        .success();
+}

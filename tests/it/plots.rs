@@ -151,11 +151,18 @@ fn the_bill_stacks_each_calls_cost_and_the_flip_shows_against_tokens() {
         for ((_, parts), record) in panel.bars.iter().zip(trace) {
             // The four parts add up to what the call cost.
             let sum: f64 = parts.iter().sum();
-            assert!((sum - record.cost_usd.expect("priced")).abs() < 1e-12, "{parts:?} vs {record:?}");
+            assert!(
+                (sum - record.cost_usd.expect("priced")).abs() < 1e-12,
+                "{parts:?} vs {record:?}"
+            );
         }
         let total = row.metrics.cost_usd.expect("priced");
         assert!((series.points.last().expect("calls").1 - total).abs() < 1e-9);
-        assert!(panel.title.ends_with(&ctxbench_harness::human::dollars(total)), "{}", panel.title);
+        assert!(
+            panel.title.ends_with(&ctxbench_harness::human::dollars(total)),
+            "{}",
+            panel.title
+        );
     }
     // After the break the cache is cold: the first call of request 12 reads nothing.
     let none = &chart.panels[0];
@@ -164,11 +171,21 @@ fn the_bill_stacks_each_calls_cost_and_the_flip_shows_against_tokens() {
 
     let row_refs: Vec<&ResultRow> = rows.iter().collect();
     let flip = tokens_and_cost("lunch-break", &row_refs).expect("priced runs");
-    let label = |what: &str| flip.labels.iter().find(|l| l.text.ends_with(what)).map(|l| l.text.clone());
+    let label = |what: &str| {
+        flip.labels
+            .iter()
+            .find(|l| l.text.ends_with(what))
+            .map(|l| l.text.clone())
+    };
     assert_eq!(label("(cheapest)").as_deref(), Some("none (cheapest)"));
     assert_eq!(label("(fewest tokens)").as_deref(), Some("drop (fewest tokens)"));
     let text = svg(&chart).expect("draws");
-    for expected in ["bars: uncached input", "bars: cache read", "cost of the call (US dollars)", "none · $"] {
+    for expected in [
+        "bars: uncached input",
+        "bars: cache read",
+        "cost of the call (US dollars)",
+        "none · $",
+    ] {
         assert!(text.contains(expected), "the SVG shows {expected:?}");
     }
 }

@@ -91,7 +91,7 @@ fn errors_name_the_file_request_and_step() {
     );
     check(
         |v| v["requests"][0]["steps"][0]["repl"] = json!("x"),
-        "t.json:1:252: not a scenario: unknown field `repl`, expected one of `tool_calls`, `reply`, `reply_pad`, `needs`, `extra`",
+        "t.json:1:252: not a scenario: unknown field `repl`, expected one of `tool_calls`, `reply`, `reply_pad`, `needs`, `extra`, `logged_usage`",
     );
 }
 

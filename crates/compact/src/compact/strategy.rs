@@ -62,14 +62,19 @@ impl Strategy {
             .iter()
             .map(|stage| {
                 let canonical = stage.to_string();
-                let default = StageSpec::default_of(stage.name()).map(|d| d.to_string()).unwrap_or_default();
+                let default = StageSpec::default_of(stage.name())
+                    .map(|d| d.to_string())
+                    .unwrap_or_default();
                 let params = |name: &str| -> Vec<String> {
                     name.split_once(':')
                         .map(|(_, p)| p.split(',').map(str::to_owned).collect())
                         .unwrap_or_default()
                 };
                 let defaults = params(&default);
-                let changed: Vec<String> = params(&canonical).into_iter().filter(|p| !defaults.contains(p)).collect();
+                let changed: Vec<String> = params(&canonical)
+                    .into_iter()
+                    .filter(|p| !defaults.contains(p))
+                    .collect();
                 if changed.is_empty() {
                     stage.name().to_owned()
                 } else {
@@ -187,7 +192,11 @@ mod tests {
 
     #[test]
     fn brief_names_keep_what_differs_from_the_defaults() {
-        let brief = |text: &str| text.parse::<Strategy>().map(|s| s.brief()).unwrap_or_else(|e| e.to_string());
+        let brief = |text: &str| {
+            text.parse::<Strategy>()
+                .map(|s| s.brief())
+                .unwrap_or_else(|e| e.to_string())
+        };
         assert_eq!(brief("truncate:preview=150,trigger=threshold+drop"), "truncate+drop");
         assert_eq!(brief("truncate:trigger=cold+drop"), "truncate:trigger=cold+drop");
         assert_eq!(brief("mask:m=2,trigger=cold+drop"), "mask:m=2,trigger=cold+drop");

@@ -2,6 +2,7 @@
 //! `none` and a window that never binds, and check that each model call receives exactly the
 //! messages the log had before the assistant message that call produced, byte for byte.
 
+use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::message::Message;
 use serde_json::Value;
 
@@ -10,13 +11,20 @@ use crate::run::run_with_model;
 use crate::scenario::parse_scenario;
 use crate::settings::RunSettings;
 use crate::sim::scripted::ScriptedModel;
-use crate::trace::CallKind;
+use crate::trace::{CallKind, CallRecord};
 
 /// A window no logged conversation reaches.
 const UNBOUNDED: u64 = 1 << 40;
 
-/// `Ok(calls checked)`, or where the replay first differs from the log.
-pub(crate) fn check(file: &Value, source_name: &str, log: &[Message], calls_at: &[usize]) -> Result<usize, String> {
+/// The replay's trace, or where it first differs from the log. `replay` gives the price, cache
+/// and clock; the strategy is `none` and the window unbounded whatever it says.
+pub(crate) fn check(
+    file: &Value,
+    source_name: &str,
+    log: &[Message],
+    calls_at: &[usize],
+    replay: &RunSettings,
+) -> Result<Vec<CallRecord>, String> {
     let scenario = parse_scenario(&file.to_string(), source_name, 0).map_err(|e| format!("it does not load: {e}"))?;
     let expected: Vec<String> = log.iter().map(json).collect();
     let mut state = Compare {
@@ -26,14 +34,15 @@ pub(crate) fn check(file: &Value, source_name: &str, log: &[Message], calls_at: 
         first_difference: None,
     };
     let settings = RunSettings {
+        strategy: Strategy::none(),
         window: Some(UNBOUNDED),
-        ..RunSettings::new("none".parse().map_err(|e| format!("{e}"))?)
+        ..replay.clone()
     };
     let model = Recorder {
         inner: ScriptedModel::new(&scenario, 0),
         state: &mut state,
     };
-    run_with_model(&scenario, &settings, model, &mut |_| {}).map_err(|e| e.to_string())?;
+    let result = run_with_model(&scenario, &settings, model, &mut |_| {}).map_err(|e| e.to_string())?;
     if let Some(difference) = state.first_difference {
         return Err(difference);
     }
@@ -44,7 +53,7 @@ pub(crate) fn check(file: &Value, source_name: &str, log: &[Message], calls_at: 
             calls_at.len()
         ));
     }
-    Ok(state.call)
+    Ok(result.trace)
 }
 
 fn json(message: &Message) -> String {

@@ -5,26 +5,78 @@
 //! tool result a fixture keyed by the call's name and arguments; tool schemas come from the log's
 //! `tools`, else are inferred from the calls. Facts are found automatically ([`facts`]). Every
 //! import is replayed with `none` and a window that never binds, and checked to send, at each
-//! model call, exactly the messages the log had at that point ([`Imported::fidelity`]).
+//! model call, exactly the messages the log had at that point ([`Imported::fidelity`]). A call
+//! log ([`call_log`]) also gives what the provider billed for each call: kept in the scenario
+//! and put beside the replay's simulated cache ([`Imported::cache`]).
 
+pub mod call_log;
 pub mod facts;
 mod fidelity;
 mod walk;
 
 use std::collections::BTreeMap;
 
+pub use call_log::{LoggedConversation, conversations, is_call_log};
 use ctxbench_compact::Error;
+use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::request_body::RequestBody;
 pub use facts::FoundFact;
 use serde_json::{Map, Value, json};
 use walk::{Walked, WalkedCall};
 
+use crate::billing::cache::CacheMode;
+use crate::billing::logged::LoggedUsage;
+use crate::settings::RunSettings;
+use crate::trace::{CallKind, CallRecord};
+
 /// What the person importing chooses.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct ImportOptions {
     /// Glob patterns (`*`, `?`) of the tools safe to call again; none by default, since a
     /// write action is not safe to repeat.
     pub refetchable: Vec<String>,
+    /// What the faithfulness replay runs with besides `none` and an unbounded window: the price,
+    /// cache, clock and tokenizer the simulated cache is measured with.
+    pub replay: RunSettings,
+}
+
+impl Default for ImportOptions {
+    fn default() -> ImportOptions {
+        ImportOptions {
+            refetchable: Vec::new(),
+            replay: RunSettings::new(Strategy::none()),
+        }
+    }
+}
+
+/// The provider's cache as a call log had it, beside the replay's simulated one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CacheFidelity {
+    /// The simulated cache.
+    pub cache: CacheMode,
+    /// Σ logged prompt tokens and Σ logged cached tokens.
+    pub logged: (u64, u64),
+    /// Σ replayed prompt tokens (the true counter's) and Σ simulated cache reads.
+    pub simulated: (u64, u64),
+    /// Per call: the logged usage, and the replay's prompt tokens and cache read.
+    pub calls: Vec<(LoggedUsage, u64, u64)>,
+}
+
+impl CacheFidelity {
+    /// The logged cache hit rate: cached / prompt tokens.
+    pub fn logged_rate(&self) -> f64 {
+        rate(self.logged)
+    }
+
+    /// The simulated cache hit rate: reads / prompt tokens of the replay.
+    pub fn simulated_rate(&self) -> f64 {
+        rate(self.simulated)
+    }
+}
+
+/// `read / prompt`, 0 when nothing was sent.
+pub fn rate((prompt, read): (u64, u64)) -> f64 {
+    if prompt == 0 { 0.0 } else { read as f64 / prompt as f64 }
 }
 
 /// A conversation imported as a scenario.
@@ -45,6 +97,8 @@ pub struct Imported {
     /// `Ok(calls)` when replaying the scenario with `none` sends the logged messages at each of
     /// its model calls, byte for byte; else where it first differs.
     pub fidelity: Result<usize, String>,
+    /// For a call log that replays faithfully: its logged cache beside the simulated one.
+    pub cache: Option<CacheFidelity>,
 }
 
 /// The size of an imported conversation.
@@ -72,6 +126,27 @@ struct Origin<'a> {
 /// Imports one logged conversation: a chat request body or a bare message array. `source_name`
 /// names it in errors; `name` becomes the scenario's name.
 pub fn import(text: &str, source_name: &str, name: &str, options: &ImportOptions) -> Result<Imported, Error> {
+    import_with(text, source_name, name, options, None)
+}
+
+/// Imports one conversation of a call log: its request body, with each call's logged usage
+/// kept in the scenario's steps (`logged_usage`) and put beside the replay's simulated cache.
+pub fn import_logged(
+    conversation: &LoggedConversation,
+    source_name: &str,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, Error> {
+    import_with(&conversation.body, source_name, name, options, Some(conversation))
+}
+
+fn import_with(
+    text: &str,
+    source_name: &str,
+    name: &str,
+    options: &ImportOptions,
+    logged: Option<&LoggedConversation>,
+) -> Result<Imported, Error> {
     let body = RequestBody::parse(text, source_name)?;
     let tools = body.conversation.tools.clone();
     let messages = body.conversation.into_messages();
@@ -83,7 +158,8 @@ pub fn import(text: &str, source_name: &str, name: &str, options: &ImportOptions
         name,
         options,
     };
-    let scenario = scenario_file(&origin, &walked, &facts, &tools, &mut notes)?;
+    let usage = logged.map(|l| logged_usage(l, &walked, &mut notes));
+    let scenario = scenario_file(&origin, &walked, &facts, &tools, usage.as_deref(), &mut notes)?;
     let places = places(&walked);
     let counts = Counts {
         requests: walked.answered_requests(),
@@ -95,7 +171,11 @@ pub fn import(text: &str, source_name: &str, name: &str, options: &ImportOptions
             .map(|s| s.calls.len())
             .sum(),
     };
-    let fidelity = fidelity::check(&scenario, source_name, &messages, &walked.calls_at);
+    let replay = fidelity::check(&scenario, source_name, &messages, &walked.calls_at, &options.replay);
+    let cache = match (&replay, &usage) {
+        (Ok(trace), Some(usage)) => Some(cache_fidelity(&options.replay.cache, trace, usage)),
+        _ => None,
+    };
     Ok(Imported {
         name: name.to_owned(),
         facts,
@@ -103,8 +183,46 @@ pub fn import(text: &str, source_name: &str, name: &str, options: &ImportOptions
         places,
         notes,
         counts,
-        fidelity,
+        fidelity: replay.map(|trace| trace.iter().filter(|r| r.kind == CallKind::Agent).count()),
+        cache,
     })
+}
+
+/// Each model call's logged usage, where its line's request holds the messages that call had:
+/// `None` for a call the log does not line up with (noted).
+fn logged_usage(logged: &LoggedConversation, w: &Walked, notes: &mut Vec<String>) -> Vec<Option<LoggedUsage>> {
+    (0..w.calls_at.len())
+        .map(|k| match (logged.sent.get(k), logged.usage.get(k)) {
+            (Some(&sent), Some(usage)) if sent == w.calls_at[k] && usage.prompt_tokens.is_some() => Some(*usage),
+            _ => {
+                let line = logged.lines.get(k).map_or("no line".to_owned(), |l| format!("line {l}"));
+                notes.push(format!(
+                    "model call {} ({line}): its logged request does not hold the messages before its reply; its usage is not kept",
+                    k + 1
+                ));
+                None
+            }
+        })
+        .collect()
+}
+
+/// The logged cache beside the replay's, over the calls whose usage was kept.
+fn cache_fidelity(cache: &CacheMode, trace: &[CallRecord], usage: &[Option<LoggedUsage>]) -> CacheFidelity {
+    let agent = trace.iter().filter(|r| r.kind == CallKind::Agent);
+    let calls: Vec<(LoggedUsage, u64, u64)> = agent
+        .zip(usage)
+        .filter_map(|(r, u)| u.map(|u| (u, r.true_tokens, r.cache_read_tokens)))
+        .collect();
+    let sum = |f: &dyn Fn(&(LoggedUsage, u64, u64)) -> u64| calls.iter().map(f).sum::<u64>();
+    CacheFidelity {
+        cache: cache.clone(),
+        logged: (
+            sum(&|c| c.0.prompt_tokens.unwrap_or(0)),
+            sum(&|c| c.0.cache_read_tokens),
+        ),
+        simulated: (sum(&|c| c.1), sum(&|c| c.2)),
+        calls,
+    }
 }
 
 impl Imported {
@@ -176,6 +294,7 @@ fn scenario_file(
     w: &Walked,
     facts: &[FoundFact],
     tools: &[Value],
+    usage: Option<&[Option<LoggedUsage>]>,
     notes: &mut Vec<String>,
 ) -> Result<Value, Error> {
     let Origin { source_name, name, .. } = *origin;
@@ -216,6 +335,7 @@ fn scenario_file(
     }
     file.insert("facts".into(), fact_map.into());
     let mut requests = Vec::new();
+    let mut call = 0;
     for (r, request) in w.requests.iter().enumerate() {
         let mut out = Map::new();
         if !request.before.is_empty() {
@@ -256,6 +376,18 @@ fn scenario_file(
             if !step.extra.is_empty() {
                 out.insert("extra".into(), step.extra.clone().into());
             }
+            if let Some(Some(u)) = usage.and_then(|u| u.get(call)) {
+                out.insert(
+                    "logged_usage".into(),
+                    json!({
+                        "prompt_tokens": u.prompt_tokens.unwrap_or(0),
+                        "cached_tokens": u.cache_read_tokens,
+                        "cache_write_tokens": u.cache_write_tokens,
+                        "completion_tokens": u.completion_tokens.unwrap_or(0),
+                    }),
+                );
+            }
+            call += 1;
             steps.push(Value::Object(out));
         }
         if !steps.is_empty() {

@@ -239,9 +239,17 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
     let prices: Vec<Option<Price>> = traces.iter().map(|t| price_of(&t[0].strategy)).collect();
     let priced = prices.iter().all(Option::is_some);
     let (title, y_label, panel_label) = if priced {
-        ("cost per call and so far", "cost so far (US dollars)", "cost of the call (US dollars)")
+        (
+            "cost per call and so far",
+            "cost so far (US dollars)",
+            "cost of the call (US dollars)",
+        )
     } else {
-        ("tokens per call and so far", "tokens sent so far (true tokens)", "tokens of the call (true tokens)")
+        (
+            "tokens per call and so far",
+            "tokens sent so far (true tokens)",
+            "tokens of the call (true tokens)",
+        )
     };
     let mut chart = Chart::new(
         format!("bill-{}", safe(scenario)),
@@ -317,7 +325,11 @@ pub fn tokens_and_cost(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
     });
     let lowest = |key: fn(&(f64, f64)) -> (f64, f64)| {
         (0..points.len())
-            .min_by(|&a, &b| key(&points[a]).partial_cmp(&key(&points[b])).unwrap_or(std::cmp::Ordering::Equal))
+            .min_by(|&a, &b| {
+                key(&points[a])
+                    .partial_cmp(&key(&points[b]))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
             .unwrap_or(0)
     };
     let fewest = lowest(|p| (p.0, p.1));

@@ -62,7 +62,12 @@ const PARTS: [RGBColor; 4] = [
 fn legend(chart: &Chart) -> Vec<(Glyph, String)> {
     let mut out: Vec<(Glyph, String)> = Vec::new();
     if !chart.panels.is_empty() {
-        out.extend(BILL_PARTS.iter().enumerate().map(|(k, p)| (Glyph::Part(k), format!("bars: {p}"))));
+        out.extend(
+            BILL_PARTS
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (Glyph::Part(k), format!("bars: {p}"))),
+        );
     }
     out.extend(
         chart
@@ -198,11 +203,15 @@ fn draw_panels<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>)
         mesh.draw().map_err(err)?;
         let rects = bars.iter().flat_map(|&(x, parts)| {
             let mut bottom = 0.0;
-            parts.into_iter().enumerate().filter(|(_, v)| *v > 0.0).map(move |(p, v)| {
-                let rect = Rectangle::new([(x - 0.4, bottom), (x + 0.4, bottom + v)], PARTS[p].filled());
-                bottom += v;
-                rect
-            })
+            parts
+                .into_iter()
+                .enumerate()
+                .filter(|(_, v)| *v > 0.0)
+                .map(move |(p, v)| {
+                    let rect = Rectangle::new([(x - 0.4, bottom), (x + 0.4, bottom + v)], PARTS[p].filled());
+                    bottom += v;
+                    rect
+                })
         });
         c.draw_series(rects).map_err(err)?;
     }
@@ -284,7 +293,10 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
         let (px, width) = (px - base.0, 7 * text.chars().count() as i32);
         let (left, right) = if right_side { (px, px + width) } else { (px - width, px) };
         py -= base.1;
-        while placed.iter().any(|&(l, r, y)| l < right && left < r && (y - py).abs() < 16) {
+        while placed
+            .iter()
+            .any(|&(l, r, y)| l < right && left < r && (y - py).abs() < 16)
+        {
             py += 16;
         }
         placed.push((left, right, py));

@@ -132,6 +132,22 @@ pub(crate) struct StepSpec {
     /// Extra fields of the assistant message, replayed verbatim.
     #[serde(default)]
     pub extra: Map<String, Value>,
+    /// What the provider billed for this step's call, as a call log had it (`import`).
+    #[serde(default)]
+    pub logged_usage: Option<LoggedUsageSpec>,
+}
+
+/// A logged call's usage, as the provider reported it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LoggedUsageSpec {
+    pub prompt_tokens: u64,
+    #[serde(default)]
+    pub cached_tokens: u64,
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    #[serde(default)]
+    pub completion_tokens: u64,
 }
 
 /// One tool call of a step.

@@ -13,6 +13,7 @@ use super::file::{PadSpec, ScenarioFile, StepSpec};
 use super::padding::{mix, name_seed, padding};
 use super::{Fact, FixtureResult, PlannedCall, Request, Scenario, Step, Tool};
 use crate::agent::tools::Tools;
+use crate::billing::logged::LoggedUsage;
 use crate::error::Error;
 use crate::scenario::FixtureTools;
 
@@ -317,11 +318,31 @@ impl Loader<'_> {
             };
             needs.push(i);
         }
+        let logged = match spec.logged_usage {
+            Some(u) if u.cached_tokens + u.cache_write_tokens > u.prompt_tokens => {
+                return Err(self.err(
+                    Some(r),
+                    Some(s),
+                    format!(
+                        "logged_usage: cached_tokens ({}) and cache_write_tokens ({}) add up to more than prompt_tokens ({})",
+                        u.cached_tokens, u.cache_write_tokens, u.prompt_tokens
+                    ),
+                ));
+            }
+            Some(u) => Some(LoggedUsage {
+                prompt_tokens: Some(u.prompt_tokens),
+                cache_read_tokens: u.cached_tokens,
+                cache_write_tokens: u.cache_write_tokens,
+                completion_tokens: Some(u.completion_tokens),
+            }),
+            None => None,
+        };
         Ok(Step {
             calls,
             content,
             needs,
             extra: spec.extra,
+            logged,
         })
     }
 

@@ -12,6 +12,8 @@ use ctxbench_compact::tool_schemas::ToolSchemas;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::billing::logged::LoggedUsage;
+
 pub use ctxbench_compact::fact::FactKind;
 pub use fixtures::FixtureTools;
 pub use load::{load_scenario, parse_scenario};
@@ -102,6 +104,8 @@ pub struct Step {
     pub needs: Vec<usize>,
     /// Extra fields of the assistant message.
     pub extra: serde_json::Map<String, Value>,
+    /// What the provider billed for this call when it was logged (an imported call log).
+    pub logged: Option<LoggedUsage>,
 }
 
 /// One request: the user's message and the steps that answer it.
