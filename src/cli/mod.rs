@@ -7,6 +7,7 @@ mod files;
 mod gate;
 mod import;
 mod plot;
+mod prices;
 mod reports;
 mod run;
 mod scenarios;
@@ -39,6 +40,7 @@ enum Command {
     Import(import::ImportArgs),
     Validate(validate::ValidateArgs),
     Serve(serve::ServeArgs),
+    Prices(prices::PricesArgs),
 }
 
 /// `--help`'s closing text for the commands that take strategies: the examples, then every
@@ -73,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Import(args) => import::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Prices(args) => prices::run(args),
     };
     match result {
         Ok(code) => code,

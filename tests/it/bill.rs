@@ -203,6 +203,7 @@ proptest! {
             cache_write: None,
             output: Rate(output),
             cache: CacheMode::None,
+            source: None,
         };
         let settings = RunSettings { price: Some(price), cache: CacheMode::None, ..settings };
         let m = run_scenario(s, &settings, &mut |_| {}).expect("a window").metrics;

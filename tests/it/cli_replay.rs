@@ -210,3 +210,16 @@ fn top_level_help_is_stable() {
     assert!(output.status.success());
     insta::assert_snapshot!(String::from_utf8(output.stdout).expect("UTF-8"));
 }
+
+#[test]
+fn prices_lists_the_table_with_the_default_marked() {
+    let output = ctxbench().args(["prices", "--sources"]).output().expect("runs");
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for price in ctxbench_harness::billing::price::Price::table() {
+        let name = price.name.as_deref().expect("a named preset");
+        assert!(stdout.lines().any(|l| l.starts_with(name)), "{name} in\n{stdout}");
+    }
+    assert!(stdout.contains("gpt-5.4-mini (default)"), "{stdout}");
+    assert!(stdout.contains("    https://"), "sources are printed: {stdout}");
+}

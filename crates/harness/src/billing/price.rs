@@ -78,6 +78,19 @@ pub struct Price {
     pub output: Rate,
     /// The cache the provider runs (`none` for numbers given without one).
     pub cache: CacheMode,
+    /// Where the figures come from and when they were checked (the shipped table's entries).
+    pub source: Option<Source>,
+}
+
+/// Where a price table's entry comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The provider (`OpenAI`).
+    pub provider: String,
+    /// The page the figures were read from, with how it was read.
+    pub url: String,
+    /// The date they were checked (`2026-12-03`).
+    pub checked: String,
 }
 
 /// How a call's input tokens split, and its reply: what it is billed for.
@@ -162,7 +175,7 @@ impl Price {
             };
             // A user's prices are spelled by their numbers, so that a results file says them.
             return found
-                .map(|p| Some(Price { name: None, ..p }))
+                .map(|p| Some(Price { name: None, source: None, ..p }))
                 .ok_or_else(|| format!("{file} has no model named {:?}", wanted.unwrap_or("")));
         }
         Price::named(text).cloned().map(Some).ok_or_else(|| {
@@ -225,6 +238,7 @@ fn numbers(text: &str) -> Result<Price, String> {
         cache_write,
         output,
         cache: CacheMode::None,
+        source: None,
     })
 }
 
@@ -260,13 +274,16 @@ pub fn parse_table(text: &str) -> Result<Vec<Price>, String> {
         .model
         .into_iter()
         .map(|e| {
-            let _ = (&e.provider, &e.source, &e.checked);
             let rate = |what: &str, v: f64| {
                 Rate::per_million(v).ok_or_else(|| format!("model {}: {what} = {v} is not a price", e.name))
             };
             let cache = match &e.cache {
                 Some(spec) => CacheMode::parse(spec).map_err(|m| format!("model {}: cache: {m}", e.name))?,
                 None => CacheMode::None,
+            };
+            let source = match (e.provider, e.source, e.checked) {
+                (Some(provider), Some(url), Some(checked)) => Some(Source { provider, url, checked }),
+                _ => None,
             };
             Ok(Price {
                 input: rate("input", e.input)?,
@@ -275,6 +292,7 @@ pub fn parse_table(text: &str) -> Result<Vec<Price>, String> {
                 output: rate("output", e.output)?,
                 name: Some(e.name),
                 cache,
+                source,
             })
         })
         .collect()
