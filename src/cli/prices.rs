@@ -21,7 +21,16 @@ pub struct PricesArgs {
 
 pub fn run(args: PricesArgs) -> anyhow::Result<ExitCode> {
     let table = Price::table();
-    let header = ["model", "provider", "input", "cache read", "cache write", "output", "cache", "checked"];
+    let header = [
+        "model",
+        "provider",
+        "input",
+        "cache read",
+        "cache write",
+        "output",
+        "cache",
+        "checked",
+    ];
     let rows: Vec<[String; 8]> = table
         .iter()
         .map(|p| {
@@ -42,7 +51,13 @@ pub fn run(args: PricesArgs) -> anyhow::Result<ExitCode> {
             ]
         })
         .collect();
-    let width = |c: usize| rows.iter().map(|r| r[c].chars().count()).chain([header[c].len()]).max().unwrap_or(0);
+    let width = |c: usize| {
+        rows.iter()
+            .map(|r| r[c].chars().count())
+            .chain([header[c].len()])
+            .max()
+            .unwrap_or(0)
+    };
     let widths: Vec<usize> = (0..header.len()).map(width).collect();
     let line = |cells: &[String]| {
         let mut out = String::new();

@@ -4,6 +4,7 @@
 //!
 //! Run: `cargo bench --bench replay`. First the paired ratios (floor and replay alternating),
 //! then criterion's measurement of each, then a sweep slice (50 configurations, one thread).
+//! What the prompt cache costs a replay is `benches/cache.rs`.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -21,7 +22,7 @@ use ctxbench_harness::sweep::Grid;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn scenarios() -> Vec<Scenario> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
     files_in(&dir)
         .expect("scenarios/")
         .iter()

@@ -175,7 +175,13 @@ impl Price {
             };
             // A user's prices are spelled by their numbers, so that a results file says them.
             return found
-                .map(|p| Some(Price { name: None, source: None, ..p }))
+                .map(|p| {
+                    Some(Price {
+                        name: None,
+                        source: None,
+                        ..p
+                    })
+                })
                 .ok_or_else(|| format!("{file} has no model named {:?}", wanted.unwrap_or("")));
         }
         Price::named(text).cloned().map(Some).ok_or_else(|| {

@@ -29,7 +29,7 @@ use crate::billing::segments::{PrefixChange, PrefixTracker, Segments};
 use crate::metrics::{RunMetrics, metrics};
 use crate::report::Row;
 use crate::scenario::Scenario;
-use crate::settings::Overflow;
+use crate::settings::{Overflow, price_text};
 use crate::sim::provider::{Provider, Server};
 use crate::sim::scripted::ScriptedModel;
 use crate::trace::CallKind;
@@ -459,6 +459,8 @@ impl<'a> Endpoint<'a> {
                     tokenizer: self.config.tokenizer,
                     overflow: self.config.overflow,
                     seed: self.config.seed,
+                    price: self.config.price.clone(),
+                    cache: self.config.cache.clone(),
                     metrics: metrics(self.scenario, &run.trace, completed),
                 };
                 (row, run.trace.clone())
@@ -501,6 +503,10 @@ pub struct ServedRow {
     pub overflow: Overflow,
     /// The seed of the scripted model's draws.
     pub seed: u64,
+    /// What tokens cost.
+    pub price: Option<Price>,
+    /// The prompt cache it ran.
+    pub cache: CacheMode,
     /// The run's figures.
     pub metrics: RunMetrics,
 }
@@ -513,6 +519,8 @@ impl Row for ServedRow {
         map.insert("window".into(), json!(self.window));
         map.insert("tokenizer".into(), json!(self.tokenizer.as_str()));
         map.insert("overflow".into(), json!(self.overflow.as_str()));
+        map.insert("price".into(), json!(price_text(&self.price)));
+        map.insert("cache".into(), json!(self.cache.to_string()));
         map.insert("seed".into(), json!(self.seed));
         map
     }
