@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::record::{dollars, picodollars};
+use crate::billing::price::{dollars, picodollars};
 use crate::scenario::Scenario;
 use crate::trace::CallKind;
 use crate::trace::{CallRecord, Outcome};

@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::tokens::Estimator;
 
-use crate::agent::record::picodollars;
+use crate::billing::price::picodollars;
 use crate::report::ResultRow;
 use crate::settings::RunSettings;
 

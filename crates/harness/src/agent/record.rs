@@ -5,7 +5,7 @@
 use ctxbench_compact::tokens::TokenCounter;
 
 use crate::agent::model::{ModelError, ModelReply, ModelRequest};
-use crate::billing::price::{Billed, Price};
+use crate::billing::price::{Billed, Price, dollars};
 use crate::billing::segments::PrefixChange;
 use crate::trace::{CallKind, CallRecord, CompactionRecord, Outcome, SCHEMA_VERSION};
 
@@ -32,19 +32,6 @@ pub struct CallPlace {
     pub tokens_sent: u64,
     /// How the request stands to the previous accepted agent call's (agent calls only).
     pub prefix: PrefixChange,
-}
-
-/// Picodollars in a dollar.
-const PICO: f64 = 1e12;
-
-/// A cost in picodollars as dollars.
-pub fn dollars(picodollars: u128) -> f64 {
-    picodollars as f64 / PICO
-}
-
-/// A cost in dollars as picodollars again, exactly for any call's cost (below $9,000).
-pub fn picodollars(dollars: f64) -> u128 {
-    (dollars * PICO).round().max(0.0) as u128
 }
 
 /// The record of one call: `place`, the request sent (`request`, counted with the server's

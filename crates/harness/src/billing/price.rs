@@ -15,6 +15,19 @@ use super::cache::CacheMode;
 /// The table that ships inside the crate.
 const TABLE: &str = include_str!("../../prices.toml");
 
+/// Picodollars in a dollar.
+const PICO: f64 = 1e12;
+
+/// A cost in picodollars as dollars.
+pub fn dollars(picodollars: u128) -> f64 {
+    picodollars as f64 / PICO
+}
+
+/// A cost in dollars as picodollars again, exactly for any call's cost (below $9,000).
+pub fn picodollars(dollars: f64) -> u128 {
+    (dollars * PICO).round().max(0.0) as u128
+}
+
 /// A price per token, in picodollars (10⁻¹² US dollars): $1 per million tokens is 1,000,000.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Rate(pub u64);

@@ -3,8 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::agent::record::dollars;
-use crate::billing::price::Price;
+use crate::billing::price::{Price, dollars};
 use crate::report::ResultRow;
 use crate::trace::{CallRecord, Outcome};
 
