@@ -272,3 +272,39 @@ fn an_aligned_summary_reads_the_agents_cache_and_a_fixed_one_does_not() {
         "some summary reads the cache"
     );
 }
+
+/// The scripted model, with every summary call failing as a provider's outage would.
+struct FailingSummaries<'a>(ctxbench_harness::sim::scripted::ScriptedModel<'a>);
+
+impl Model for FailingSummaries<'_> {
+    fn complete(&mut self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
+        match request.kind {
+            CallKind::Summary => Err(ModelError::Other("the summarizer is down".into())),
+            _ => self.0.complete(request),
+        }
+    }
+}
+
+#[test]
+fn a_failed_summary_is_counted_and_never_committed() {
+    let s = bundled().iter().find(|s| s.name == "lunch-break").expect("bundled");
+    let settings = RunSettings::new("summarize".parse().expect("valid"));
+    let model = FailingSummaries(ctxbench_harness::sim::scripted::ScriptedModel::new(s, settings.seed));
+    let failed = ctxbench_harness::run::run_with_model(s, &settings, model, &mut |_| {}).expect("a window");
+    assert!(failed.metrics.summarizer_calls > 0);
+    assert_eq!(failed.metrics.summary_failures, failed.metrics.summarizer_calls);
+    assert_eq!(failed.metrics.messages_dropped, 0, "no span was replaced");
+    // With every summary failed, the history is the one `none` sends, call by call.
+    let none = run_scenario(s, &RunSettings::new("none".parse().expect("valid")), &mut |_| {}).expect("a window");
+    let sizes = |trace: &[ctxbench_harness::trace::CallRecord]| -> Vec<u64> {
+        trace
+            .iter()
+            .filter(|r| r.kind == CallKind::Agent)
+            .map(|r| r.true_tokens)
+            .collect()
+    };
+    assert_eq!(sizes(&failed.trace), sizes(&none.trace));
+    // And a summary that works is not a failure.
+    let fine = run_scenario(s, &settings, &mut |_| {}).expect("a window").metrics;
+    assert!(fine.summarizer_calls > 0 && fine.summary_failures == 0);
+}

@@ -90,6 +90,18 @@ fn errors_name_the_file_request_and_step() {
         "t.json: tool \"get\", result 1: \"text\" must be a string or null",
     );
     check(
+        |v| v["requests"][0]["idle_s"] = json!(-5),
+        "t.json: request 1: idle_s must be a number of seconds, 0 or more; got -5",
+    );
+    check(
+        |v| v["tools"]["get"]["results"][0]["latency_s"] = json!(-0.5),
+        "t.json: tool \"get\", result 1: latency_s must be a number of seconds, 0 or more; got -0.5",
+    );
+    check(
+        |v| v["requests"][0]["steps"][0]["logged_usage"] = json!({"prompt_tokens": 10, "cached_tokens": 20}),
+        "t.json: request 1, step 1: logged_usage: cached_tokens (20) and cache_write_tokens (0) add up to more than prompt_tokens (10)",
+    );
+    check(
         |v| v["requests"][0]["steps"][0]["repl"] = json!("x"),
         "t.json:1:252: not a scenario: unknown field `repl`, expected one of `tool_calls`, `reply`, `reply_pad`, `needs`, `extra`, `logged_usage`",
     );

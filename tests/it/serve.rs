@@ -540,3 +540,47 @@ fn an_unreachable_endpoint_is_said_and_exits_2() {
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(stderr.contains("the run stopped:") && stderr.contains(&url), "{stderr}");
 }
+
+#[test]
+fn the_http_model_bills_the_cache_the_provider_reports_in_each_spelling() {
+    let reply = |usage: Value| {
+        json!({"choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}],
+               "usage": usage})
+        .to_string()
+    };
+    let (url, server) = fake_server(vec![
+        // OpenAI: the cached part of prompt_tokens.
+        (
+            200,
+            "",
+            reply(
+                json!({"prompt_tokens": 2000, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 1792}}),
+            ),
+        ),
+        // DeepSeek: hit and miss, which sum to prompt_tokens.
+        (
+            200,
+            "",
+            reply(
+                json!({"prompt_tokens": 2000, "completion_tokens": 3, "prompt_cache_hit_tokens": 1920, "prompt_cache_miss_tokens": 80}),
+            ),
+        ),
+        // Anthropic's spelling: input_tokens leaves out what the cache read and wrote.
+        (
+            200,
+            "",
+            reply(
+                json!({"input_tokens": 50, "output_tokens": 3, "cache_read_input_tokens": 1800, "cache_creation_input_tokens": 150}),
+            ),
+        ),
+    ]);
+    let mut m = model(&url);
+    let figures: Vec<(u64, u64, u64)> = (0..3)
+        .map(|_| {
+            let u = ask(&mut m).expect("answers").usage;
+            (u.prompt_tokens, u.cache_read_tokens, u.cache_write_tokens)
+        })
+        .collect();
+    assert_eq!(figures, [(2000, 1792, 0), (2000, 1920, 0), (2000, 1800, 150)]);
+    server.join().unwrap();
+}
