@@ -7,9 +7,12 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::parse_strategy_list;
-use ctxbench_harness::report::{CsvRows, ResultRow, csv, json, markdown, table};
+use ctxbench_harness::report::{
+    CsvRows, Labels, ResultRow, Style, csv, json, verdict_json, verdict_markdown, verdict_text,
+};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES};
+use ctxbench_harness::verdict::{Objective, suite, verdicts};
 
 use super::files::{trace_lines, write_atomic};
 use super::reports::{Reports, write_reports};
@@ -37,9 +40,17 @@ pub struct CompareArgs {
     #[command(flatten)]
     settings: SettingsArgs,
 
+    /// What ranks the runs: cost, tokens, facts or calls [default: cost, or tokens with --price none].
+    #[arg(long, value_name = "NAME")]
+    objective: Option<String>,
+
     /// Format of the table on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+
+    /// Full canonical strategy names in the table, however wide it gets.
+    #[arg(long)]
+    wide: bool,
 
     /// Where to write results, summary and traces.
     #[arg(short, long, default_value = "reports", value_name = "DIR")]
@@ -60,6 +71,8 @@ pub enum Format {
 }
 
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
+    let priced = args.settings.server.bill.price.0.is_some();
+    let objective = Objective::resolve(args.objective.as_deref(), priced).map_err(anyhow::Error::msg)?;
     let strategies = parse_strategy_list(&args.strategies).context("invalid --strategies")?;
     let settings: Vec<RunSettings> = strategies.into_iter().map(|s| args.settings.settings(s)).collect();
     let scenarios = load_all(&scenario_files(&args.files)?, args.settings.server.seed)?;
@@ -110,26 +123,41 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     drop(stream);
 
+    let verdicts = verdicts(&rows, objective);
+    let suite = suite(&verdicts, objective);
+    let labels = Labels::new(&rows, args.wide);
+    let settings = format!("{} · objective {}", settings_line(&args), objective.describe());
+    write_atomic(
+        &args.out.join("verdict.json"),
+        (serde_json::to_string_pretty(&verdict_json(&verdicts, &suite))? + "\n").as_bytes(),
+    )?;
+    let markdown_verdicts = verdict_markdown(&verdicts, &suite, &Labels::new(&rows, false));
     write_reports(Reports {
         out: &args.out,
         rows: &rows,
         traces: &traces,
-        summary: summary(&rows, &args),
+        summary: format!("# ctxbench compare\n\n{settings}\n\n{markdown_verdicts}{COLUMNS}"),
         title: "ctxbench compare",
-        settings: &settings_line(&args),
+        settings: &settings,
         table: &rows,
     })?;
 
     let stdout = match args.format {
-        Format::Table => table(&rows),
-        Format::Markdown => markdown(&rows),
+        Format::Table => {
+            let style = Style {
+                wide: args.wide,
+                dim: std::io::stdout().is_terminal(),
+            };
+            verdict_text(&verdicts, &suite, &labels, style)
+        }
+        Format::Markdown => markdown_verdicts,
         Format::Csv => String::from_utf8(csv(&rows)?)?,
         Format::Json => serde_json::to_string_pretty(&json(&rows))? + "\n",
     };
     print!("{stdout}");
-    eprintln!("{}", settings_line(&args));
+    eprintln!("{settings}");
     eprintln!(
-        "wrote {}/results.csv, results.json, summary.md, index.html, plots/ and {} traces",
+        "wrote {}/results.csv, results.json, verdict.json, summary.md, index.html, plots/ and {} traces",
         args.out.display(),
         rows.len()
     );
@@ -161,21 +189,15 @@ pub fn trace_name(scenario: &str, strategy: &str) -> String {
     format!("{}--{}.jsonl", safe(scenario), safe(strategy))
 }
 
-fn summary(rows: &[ResultRow], args: &CompareArgs) -> String {
-    let mut out = String::from("# ctxbench compare\n\n");
-    out.push_str(&format!("{}\n\n", settings_line(args)));
-    out.push_str(&markdown(rows));
-    out.push_str(COLUMNS);
-    out
-}
-
 const COLUMNS: &str = "
-- **tokens sent**: true input tokens of every accepted call, summaries included: the bill.
+- **#**: the rank among runs that qualify (completed, no overflow, no pairing error, no silent truncation); **—** for a run that does not, with why.
+- **cost**: what the run cost in US dollars, every accepted call with the cache priced in, summaries included.
+- **cache**: the share of the tokens sent that were read from the provider's cache.
+- **tokens sent**: true input tokens of every accepted call, summaries included.
 - **calls**: model calls, agent turns, refetches and summaries, rejected ones included.
 - **peak**: the largest request the server accepted.
-- **overflows**: requests the server rejected as over the window (the run stops, unless `--on-overflow compact-retry` recovers).
-- **facts lost**: needs of steps that ran whose value was gone from the request and could not be fetched again, out of all needs of steps that ran.
+- **facts lost**: needs of steps that ran whose value was gone from the request and could not be fetched again, out of all needs of steps that ran (a run that stopped ran fewer steps).
 - **refetches**: needs fetched again by calling their source tool (one more call each time).
-- **answered**: requests that ended with a reply.
-- **done**: the run reached the end of its last request.
+
+Every figure of every run is in `results.csv`; the verdicts, machine-readable, in `verdict.json`.
 ";

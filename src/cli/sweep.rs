@@ -14,7 +14,7 @@ use ctxbench_harness::human::{dollars, thousands};
 use ctxbench_harness::report::{CsvRows, ResultRow, csv, markdown, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
-use ctxbench_harness::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
+use ctxbench_harness::sweep::{self, Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
@@ -152,15 +152,7 @@ impl SweepArgs {
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let priced = args.server.bill.price.0.is_some();
-    let objective = match &args.objective {
-        Some(name) => Objective::parse(name)
-            .with_context(|| format!("--objective {name:?}: expected cost, tokens, facts or calls"))?,
-        None if priced => Objective::Cost,
-        None => Objective::Tokens,
-    };
-    if objective == Objective::Cost && !priced {
-        bail!("--objective cost needs a price; drop --price none or pick --objective tokens");
-    }
+    let objective = Objective::resolve(args.objective.as_deref(), priced).map_err(anyhow::Error::msg)?;
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let configs = args.grid()?.configs()?;
     if configs.is_empty() {
@@ -220,7 +212,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let settings = format!(
         "{} configurations; best per scenario: {}",
         rows.len(),
-        objective.describe()
+        sweep::describe(objective)
     );
     write_reports(Reports {
         out: &args.out,
@@ -232,7 +224,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         table: &best,
     })?;
 
-    println!("best per scenario ({}):", objective.describe());
+    println!("best per scenario ({}):", sweep::describe(objective));
     let mut names: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
     names.dedup();
     for name in names {
@@ -289,7 +281,7 @@ fn best_rows(rows: &[ResultRow], objective: Objective) -> Vec<ResultRow> {
         .into_iter()
         .filter_map(|name| {
             let of: Vec<&ResultRow> = rows.iter().filter(|r| r.scenario == name).collect();
-            objective.best(&of).cloned()
+            sweep::best(objective, &of).cloned()
         })
         .collect()
 }
@@ -299,7 +291,7 @@ fn summary(best: &[ResultRow], rows: &[ResultRow], objective: Objective) -> Stri
     format!(
         "# ctxbench sweep\n\n{} configurations; every row is in `results.csv`.\n\n## Best per scenario\n\nObjective: {}.\n\n{lines}\n{}",
         rows.len(),
-        objective.describe(),
+        sweep::describe(objective),
         markdown(best)
     )
 }

@@ -139,8 +139,19 @@ fn compare_formats() {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         String::from_utf8(output.stdout).expect("UTF-8")
     };
-    insta::assert_snapshot!("compare_table", out("table"));
+    let table = out("table");
+    insta::assert_snapshot!("compare_table", table);
+    for line in table.lines() {
+        assert!(line.chars().count() <= 120, "keeps to 120 columns: {line}");
+    }
+    assert!(
+        table.contains("  → pick") && table.contains("recommendation: "),
+        "each scenario has its verdict, the suite its recommendation"
+    );
     insta::assert_snapshot!("compare_markdown", out("markdown"));
+    let summary = std::fs::read_to_string(dir.join("table/summary.md")).expect("summary.md");
+    let summary = summary.split("\n![").next().unwrap_or_default().to_owned();
+    insta::assert_snapshot!("compare_summary", summary);
     let csv = out("csv");
     assert_eq!(
         csv.as_bytes(),

@@ -21,3 +21,4 @@ mod scenario_files;
 mod scenarios;
 mod seed;
 mod serve;
+mod verdicts;

@@ -39,6 +39,30 @@ pub fn percent_change(before: u64, after: u64) -> String {
     format!("{change:+.1}%")
 }
 
+/// `text` folded between words into lines of at most `width` characters, the first after
+/// `first`, the rest after `rest`; each line ends with a newline.
+pub fn wrap(text: &str, width: usize, first: &str, rest: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_owned();
+    let mut empty = true;
+    for word in text.split(' ') {
+        if !empty && line.chars().count() + 1 + word.chars().count() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line = rest.to_owned();
+            empty = true;
+        }
+        if !empty {
+            line.push(' ');
+        }
+        line.push_str(word);
+        empty = false;
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,6 +77,11 @@ mod tests {
         assert_eq!(percent_change(100, 103), "+3.0%");
         assert_eq!(percent_change(100, 100), "±0%");
         assert_eq!(dollars(0.014248), "$0.0142");
+        assert_eq!(wrap("one two three four", 9, "", "  "), "one two\n  three\n  four\n");
+        assert_eq!(
+            wrap("averyveryverylongword", 5, "> ", "  "),
+            "> averyveryverylongword\n"
+        );
         assert_eq!(dollars(12.5), "$12.5000");
         assert_eq!(
             (percent(0.873), percent(0.0), percent(0.0004)),

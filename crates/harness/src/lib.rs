@@ -34,6 +34,7 @@ pub mod settings;
 pub mod sim;
 pub mod sweep;
 pub mod trace;
+pub mod verdict;
 
 pub use error::Error;
 pub use settings::RunSettings;

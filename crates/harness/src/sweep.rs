@@ -10,7 +10,6 @@ use std::cmp::Ordering;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::tokens::Estimator;
 
-use crate::billing::price::picodollars;
 use crate::report::ResultRow;
 use crate::settings::RunSettings;
 
@@ -197,67 +196,39 @@ pub fn row_order(a: &ResultRow, b: &ResultRow) -> Ordering {
     a.scenario.cmp(&b.scenario).then_with(|| a.settings.order(&b.settings))
 }
 
-/// What "best" means when a sweep picks a configuration per scenario.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Objective {
-    /// Lowest cost with no lost fact and no overflow (the default when a price is set).
-    Cost,
-    /// Fewest tokens sent with no lost fact and no overflow.
-    Tokens,
-    /// Fewest facts lost, then fewest tokens sent.
-    Facts,
-    /// Fewest model calls with no lost fact, then fewest tokens sent.
-    Calls,
+pub use crate::verdict::Objective;
+
+/// What "best" means when a sweep picks a configuration per scenario, for people.
+pub fn describe(objective: Objective) -> &'static str {
+    match objective {
+        Objective::Cost => "lowest cost with no lost fact and no overflow",
+        Objective::Tokens => "fewest tokens sent with no lost fact and no overflow",
+        Objective::Facts => "fewest facts lost, then fewest tokens sent",
+        Objective::Calls => "fewest model calls with no lost fact, then fewest tokens sent",
+    }
 }
 
-impl Objective {
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<Objective> {
-        match name {
-            "cost" => Some(Objective::Cost),
-            "tokens" => Some(Objective::Tokens),
-            "facts" => Some(Objective::Facts),
-            "calls" => Some(Objective::Calls),
-            _ => None,
-        }
-    }
-
-    /// What it means, for people.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Objective::Cost => "lowest cost with no lost fact and no overflow",
-            Objective::Tokens => "fewest tokens sent with no lost fact and no overflow",
-            Objective::Facts => "fewest facts lost, then fewest tokens sent",
-            Objective::Calls => "fewest model calls with no lost fact, then fewest tokens sent",
-        }
-    }
-
-    /// The best row of one scenario's rows; stopped runs never qualify.
-    pub fn best<'a>(self, rows: &[&'a ResultRow]) -> Option<&'a ResultRow> {
-        let qualifies = |r: &&&ResultRow| {
-            let m = &r.metrics;
-            m.completed
-                && match self {
-                    Objective::Cost => m.facts_lost == 0 && m.overflows == 0 && m.cost_usd.is_some(),
-                    Objective::Tokens => m.facts_lost == 0 && m.overflows == 0,
-                    Objective::Facts => true,
-                    Objective::Calls => m.facts_lost == 0,
-                }
-        };
-        let score = |r: &ResultRow| {
-            let m = &r.metrics;
-            match self {
-                Objective::Cost => (m.cost_usd.map_or(u128::MAX, picodollars), u128::from(m.tokens_sent)),
-                Objective::Tokens => (u128::from(m.tokens_sent), 0),
-                Objective::Facts => (m.facts_lost as u128, u128::from(m.tokens_sent)),
-                Objective::Calls => (m.model_calls as u128, u128::from(m.tokens_sent)),
+/// The best configuration of one scenario's rows; stopped runs never qualify, and but for
+/// `facts` neither do runs that lost a fact.
+pub fn best<'a>(objective: Objective, rows: &[&'a ResultRow]) -> Option<&'a ResultRow> {
+    let qualifies = |r: &&&ResultRow| {
+        let m = &r.metrics;
+        m.completed
+            && match objective {
+                Objective::Cost => m.facts_lost == 0 && m.overflows == 0 && m.cost_usd.is_some(),
+                Objective::Tokens => m.facts_lost == 0 && m.overflows == 0,
+                Objective::Facts => true,
+                Objective::Calls => m.facts_lost == 0,
             }
-        };
-        rows.iter()
-            .filter(qualifies)
-            .min_by(|a, b| score(a).cmp(&score(b)).then(row_order(a, b)))
-            .copied()
-    }
+    };
+    let score = |r: &ResultRow| {
+        let m = &r.metrics;
+        (objective.value(m), u128::from(m.tokens_sent))
+    };
+    rows.iter()
+        .filter(qualifies)
+        .min_by(|a, b| score(a).cmp(&score(b)).then(row_order(a, b)))
+        .copied()
 }
 
 #[cfg(test)]

@@ -5,10 +5,15 @@
 mod html;
 mod row;
 mod table;
+mod verdict;
 
 pub use html::html;
 pub use row::{ResultRow, Row};
 pub use table::{markdown, table};
+pub use verdict::{
+    Labels, Style, scenario_markdown, scenario_text, suite_markdown, suite_text, verdict_json, verdict_line,
+    verdict_markdown, verdict_text,
+};
 
 use ctxbench_compact::fact::FactKind;
 

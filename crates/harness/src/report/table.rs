@@ -106,3 +106,75 @@ pub fn markdown<R: Row>(rows: &[R]) -> String {
 pub(crate) fn cells_for_html<R: Row>(rows: &[R]) -> ([&'static str; COLUMNS], Vec<[String; COLUMNS]>) {
     (HEADERS, rows.iter().map(cells).collect())
 }
+
+/// Names joined with ", ", wrapped into lines of at most `width` characters where a name ends
+/// (a name longer than `width` stands alone on its line).
+pub(crate) fn wrap_names(names: &[String], width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for (k, name) in names.iter().enumerate() {
+        let piece = if k + 1 < names.len() {
+            format!("{name},")
+        } else {
+            name.clone()
+        };
+        let grown = line.chars().count() + 1 + piece.chars().count();
+        if !line.is_empty() && grown > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&piece);
+    }
+    lines.push(line);
+    lines
+}
+
+/// Rows aligned under their headers: text left in the `left` columns, numbers right, two
+/// spaces between columns, each line after `indent`.
+pub(crate) fn align(headers: &[&str], rows: &[Vec<String>], left: &[usize], indent: &str) -> Vec<String> {
+    let widths: Vec<usize> = (0..headers.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([headers[c].chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |values: &[String]| -> String {
+        let mut out = indent.to_owned();
+        for (c, v) in values.iter().enumerate() {
+            let pad = " ".repeat(widths[c] - v.chars().count());
+            if c > 0 {
+                out.push_str("  ");
+            }
+            if left.contains(&c) {
+                out.push_str(v);
+                out.push_str(&pad);
+            } else {
+                out.push_str(&pad);
+                out.push_str(v);
+            }
+        }
+        out.trim_end().to_owned()
+    };
+    let headers: Vec<String> = headers.iter().map(|h| (*h).to_owned()).collect();
+    std::iter::once(line(&headers))
+        .chain(rows.iter().map(|r| line(r)))
+        .collect()
+}
+
+/// The same rows as a Markdown table.
+pub(crate) fn markdown_table(headers: &[&str], rows: &[Vec<String>], left: &[usize]) -> String {
+    let mut out = format!("| {} |\n|", headers.join(" | "));
+    for c in 0..headers.len() {
+        out.push_str(if left.contains(&c) { " --- |" } else { " ---: |" });
+    }
+    out.push('\n');
+    for row in rows {
+        out.push_str(&format!("| {} |\n", row.join(" | ")));
+    }
+    out
+}
