@@ -15,6 +15,7 @@ use ctxbench_compact::{Compaction, Compactor, Conversation, Policy, RequestBody,
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
 
+use super::output::sayln;
 use super::settings_args::{PolicyArgs, TokenizerArg};
 
 /// Compact a real OpenAI-format conversation and report what the strategy did.
@@ -39,7 +40,7 @@ pub struct CompactArgs {
     strategy: String,
 
     /// The model's context window, in tokens.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = super::values::positive::<u64>)]
     window: u64,
 
     #[command(flatten)]
@@ -138,6 +139,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     let tokenizer = args.tokenizer.tokenizer.counter();
     let (text, source_name) = read_input(args.file.as_ref())?;
     let mut body = RequestBody::parse(&text, &source_name)?;
+    warn_unparsed_arguments(&body.conversation, &source_name);
 
     let true_count = |c: &Conversation| tokenizer.count(c.system.as_ref(), &c.messages, &c.tools);
     let message_count = |c: &Conversation| c.messages.len() + usize::from(c.system.is_some());
@@ -179,7 +181,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     };
 
     let out = serde_json::to_string_pretty(&body.into_value()).context("writing the conversation")?;
-    println!("{out}");
+    sayln!("{out}");
     match args.report {
         ReportFormat::Json => eprintln!("{}", serde_json::to_string(&report).context("writing the report")?),
         ReportFormat::Text => eprint!("{}", text_report(&report, &done)),
@@ -257,4 +259,23 @@ fn text_report(r: &Report, done: &Compaction) -> String {
         r.pending_calls
     ));
     out
+}
+
+/// Tool-call arguments that are not JSON: providers reject such a request, so say so; the
+/// compactor keeps them as they are.
+fn warn_unparsed_arguments(conversation: &Conversation, source_name: &str) {
+    let offset = usize::from(conversation.system.is_some());
+    for (k, message) in conversation.messages.iter().enumerate() {
+        for call in message.calls() {
+            if serde_json::from_str::<serde_json::Value>(call.arguments).is_err() {
+                eprintln!(
+                    "warning: {source_name}: messages[{}]: the arguments of tool call {:?} ({}) are not JSON; \
+                     a provider would reject this request (they are kept and counted as they are)",
+                    k + offset,
+                    call.id,
+                    call.name
+                );
+            }
+        }
+    }
 }

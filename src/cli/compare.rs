@@ -12,26 +12,32 @@ use ctxbench_harness::report::{
 };
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES};
+use ctxbench_harness::sweep::dedup_by;
 use ctxbench_harness::verdict::{Objective, suite, verdicts};
 
 use super::files::{trace_lines, write_atomic};
-use super::reports::{Reports, write_reports};
-use super::scenarios::{load_all, scenario_files};
+use super::interrupt::{Interrupt, stopped};
+use super::output::say;
+use super::reports::{Reports, stale_note, write_reports};
+use super::scenarios::ScenarioArgs;
 use super::settings_args::SettingsArgs;
 
-/// Compare strategies on scenarios: tokens sent, calls, overflows, lost facts.
+/// Compare strategies on scenarios and say which to use: cost, cache, calls, lost facts.
 ///
-/// Runs every scenario with every strategy, prints a table, and writes results.csv,
-/// results.json, summary.md and one trace per run under traces/ to the output folder.
+/// Runs every scenario with every strategy and prints, per scenario, the runs ranked by the
+/// objective (runs that overflowed, broke pairing or stopped set apart, with why) and a verdict
+/// line; then the suite's leaderboard and one recommendation. Writes to the output folder:
+/// results.csv and results.json (every figure of every run), verdict.json, summary.md,
+/// index.html (the report to open, charts inline), plots/ (each chart as PNG and SVG) and one
+/// trace per run under traces/. `ctxbench strategies` lists the stages and their parameters.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000",
     after_long_help = super::with_stages("Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000")
 )]
 pub struct CompareArgs {
-    /// Scenario files or folders; default: every scenario under scenarios/.
-    #[arg(value_name = "SCENARIO")]
-    files: Vec<PathBuf>,
+    #[command(flatten)]
+    scenarios: ScenarioArgs,
 
     #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
           help = super::strategies_help())]
@@ -51,6 +57,10 @@ pub struct CompareArgs {
     /// Full canonical strategy names in the table, however wide it gets.
     #[arg(long)]
     wide: bool,
+
+    /// Draw no charts (plots/ and the report's charts are left out).
+    #[arg(long)]
+    no_plots: bool,
 
     /// Where to write results, summary and traces.
     #[arg(short, long, default_value = "reports", value_name = "DIR")]
@@ -73,9 +83,12 @@ pub enum Format {
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let priced = args.settings.server.bill.price.0.is_some();
     let objective = Objective::resolve(args.objective.as_deref(), priced).map_err(anyhow::Error::msg)?;
-    let strategies = parse_strategy_list(&args.strategies).context("invalid --strategies")?;
+    let mut strategies = parse_strategy_list(&args.strategies).context("invalid --strategies")?;
+    for twice in dedup_by(&mut strategies, ToString::to_string) {
+        eprintln!("note: --strategies {twice} was given more than once; it runs once");
+    }
     let settings: Vec<RunSettings> = strategies.into_iter().map(|s| args.settings.settings(s)).collect();
-    let scenarios = load_all(&scenario_files(&args.files)?, args.settings.server.seed)?;
+    let scenarios = args.scenarios.load(args.settings.server.seed)?;
     let mut plan = Vec::new();
     for scenario in &scenarios {
         for s in &settings {
@@ -91,10 +104,18 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot write {}", partial.display()))?;
     let mut rows = Vec::with_capacity(plan.len());
     let mut traces = Vec::with_capacity(plan.len());
+    let mut trace_names = Vec::with_capacity(plan.len());
     // Progress only where someone watches: a terminal, not a CI log or a file.
     let progress = std::io::stderr().is_terminal();
     let total = plan.len();
+    let interrupt = Interrupt::catch()?;
     for (k, (scenario, settings)) in plan.into_iter().enumerate() {
+        if interrupt.pressed() {
+            if progress {
+                eprint!("\r\x1b[K");
+            }
+            return Ok(stopped(k, total, &partial, None));
+        }
         if progress {
             eprint!(
                 "\r[{}/{}] {} · {}\x1b[K",
@@ -110,11 +131,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         stream
             .write(&row)
             .with_context(|| format!("cannot write {}", partial.display()))?;
-        let trace = args
-            .out
-            .join("traces")
-            .join(trace_name(&scenario.name, &row.settings.strategy.to_string()));
-        write_atomic(&trace, &trace_lines(&result.trace)?)?;
+        let name = trace_name(&scenario.name, &row.settings.strategy.to_string());
+        write_atomic(&args.out.join("traces").join(&name), &trace_lines(&result.trace)?)?;
+        trace_names.push(name);
         traces.push(result.trace);
         rows.push(row);
     }
@@ -127,12 +146,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let suite = suite(&verdicts, objective);
     let labels = Labels::new(&rows, args.wide);
     let settings = format!("{} · objective {}", settings_line(&args), objective.describe());
-    write_atomic(
-        &args.out.join("verdict.json"),
-        (serde_json::to_string_pretty(&verdict_json(&verdicts, &suite))? + "\n").as_bytes(),
-    )?;
     let markdown_verdicts = verdict_markdown(&verdicts, &suite, &Labels::new(&rows, false));
-    write_reports(Reports {
+    let stale = write_reports(Reports {
         out: &args.out,
         rows: &rows,
         traces: &traces,
@@ -140,6 +155,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         title: "ctxbench compare",
         settings: &settings,
         table: &rows,
+        trace_names: &trace_names,
+        plots: !args.no_plots,
+        verdict: Some((serde_json::to_string_pretty(&verdict_json(&verdicts, &suite))? + "\n").into_bytes()),
     })?;
 
     let stdout = match args.format {
@@ -154,12 +172,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         Format::Csv => String::from_utf8(csv(&rows)?)?,
         Format::Json => serde_json::to_string_pretty(&json(&rows))? + "\n",
     };
-    print!("{stdout}");
+    say!("{stdout}");
     eprintln!("{settings}");
+    if let Some(note) = stale_note(&args.out, stale) {
+        eprintln!("{note}");
+    }
     eprintln!(
-        "wrote {}/results.csv, results.json, verdict.json, summary.md, index.html, plots/ and {} traces",
+        "wrote {}/results.csv, results.json, verdict.json, summary.md, index.html{} and {}",
         args.out.display(),
-        rows.len()
+        if args.no_plots { "" } else { ", plots/" },
+        ctxbench_harness::human::count(rows.len(), "trace")
     );
     Ok(ExitCode::SUCCESS)
 }

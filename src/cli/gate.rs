@@ -9,12 +9,13 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use ctxbench_harness::gate::{GateConfig, Tolerance, compare};
-use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary};
+use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary, update_summary};
 use ctxbench_harness::report::{ResultRow, absent_figures, csv, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::Scenario;
 
 use super::files::write_atomic;
+use super::output::{say, sayln};
 use super::scenarios::{load_all, scenario_files};
 
 /// Compare results with a baseline; exit 1 when something got worse.
@@ -103,14 +104,15 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
 
     if args.update {
         write_atomic(&args.baseline, &csv(&current)?)?;
-        print!("{}", gate_markdown(&report));
-        eprintln!("updated {} ({} rows)", args.baseline.display(), current.len());
+        let headline = update_summary(&report, &args.baseline.display().to_string(), current.len());
+        say!("{}", gate_markdown(&report, &headline));
+        eprintln!("{headline}");
         return Ok(ExitCode::SUCCESS);
     }
-    let markdown = gate_markdown(&report);
+    let markdown = gate_markdown(&report, &gate_summary(&report));
     match args.format {
-        GateFormat::Markdown => print!("{markdown}"),
-        GateFormat::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        GateFormat::Markdown => say!("{markdown}"),
+        GateFormat::Json => sayln!("{}", serde_json::to_string_pretty(&report)?),
     }
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
         let mut file = std::fs::OpenOptions::new()
@@ -124,9 +126,7 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
         write_atomic(path, gate_junit(&report).as_bytes())?;
     }
     eprintln!("{}", gate_summary(&report));
-    let unmatched = report.only_in_baseline.len() + report.only_in_current.len();
-    if unmatched > 0 && !args.allow_new {
-        eprintln!("error: {unmatched} rows exist on one side only (listed above); pass --allow-new to accept them");
+    if report.undecided() {
         return Ok(ExitCode::from(super::EXIT_BAD_INPUT));
     }
     Ok(if report.fails() {
@@ -162,6 +162,7 @@ fn gate_config(args: &GateArgs) -> anyhow::Result<GateConfig> {
         allow,
         exact: args.exact,
         absent: Vec::new(),
+        allow_new: args.allow_new,
     })
 }
 

@@ -9,7 +9,7 @@ use clap::Args;
 use ctxbench_compact::Error;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_harness::billing::cache::CacheMode;
-use ctxbench_harness::human::thousands;
+use ctxbench_harness::human::{count, thousands};
 use ctxbench_harness::import::{
     CacheFidelity, ImportOptions, Imported, LoggedConversation, conversations as call_log, import, import_logged,
     is_call_log, rate,
@@ -17,6 +17,7 @@ use ctxbench_harness::import::{
 use ctxbench_harness::settings::RunSettings;
 
 use super::files::write_atomic;
+use super::output::{say, sayln};
 use super::settings_args::BillArgs;
 
 /// Turn logged conversations into scenarios, their facts found automatically.
@@ -91,16 +92,16 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         write_atomic(&path, text.as_bytes())?;
         let c = done.counts;
         let replay = match &done.fidelity {
-            Ok(calls) => format!("replays byte for byte ({calls} calls)"),
+            Ok(calls) => format!("replays byte for byte ({})", count(*calls, "call")),
             Err(_) => "does NOT replay byte for byte".to_owned(),
         };
-        println!(
-            "{source} -> {}: {} requests, {} model turns, {} tool calls, {} facts; {replay}",
+        sayln!(
+            "{source} -> {}: {}, {}, {}, {}; {replay}",
             path.display(),
-            c.requests,
-            c.steps,
-            c.tool_calls,
-            done.facts.len()
+            count(c.requests, "request"),
+            count(c.steps, "model turn"),
+            count(c.tool_calls, "tool call"),
+            count(done.facts.len(), "fact")
         );
         for note in &done.notes {
             eprintln!("note: {}: {note}", done.name);
@@ -110,16 +111,16 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             eprintln!("warning: {}: the replay differs from the log: {difference}", done.name);
         }
         if let Some(cache) = &done.cache {
-            println!(
+            sayln!(
                 "  {}",
                 cache_line("cache hit rate", cache.logged, cache.simulated, &cache.cache)
             );
             if args.explain {
-                print!("{}", cache_calls(cache));
+                say!("{}", cache_calls(cache));
             }
         }
         if args.explain {
-            print!("{}", done.explain());
+            say!("{}", done.explain());
         }
     }
     let caches: Vec<&CacheFidelity> = imported.iter().filter_map(|(_, d)| d.cache.as_ref()).collect();
@@ -133,12 +134,15 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             total(|c| c.simulated),
             &caches[0].cache,
         );
-        println!("{line}");
+        sayln!("{line}");
     }
     if unfaithful > 0 {
-        eprintln!("warning: {unfaithful} scenarios do not replay their log exactly; their figures are approximate");
+        eprintln!(
+            "warning: {} do not replay their log exactly; their figures are approximate",
+            count(unfaithful, "scenario")
+        );
     }
-    println!("next: ctxbench compare {} --window 8000", args.out.display());
+    sayln!("next: ctxbench compare {} --window 8000", args.out.display());
     Ok(ExitCode::SUCCESS)
 }
 

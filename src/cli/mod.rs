@@ -6,6 +6,8 @@ mod compare;
 mod files;
 mod gate;
 mod import;
+mod interrupt;
+mod output;
 mod plot;
 mod prices;
 mod reports;
@@ -13,8 +15,10 @@ mod run;
 mod scenarios;
 mod serve;
 mod settings_args;
+mod strategies;
 mod sweep;
 mod validate;
+mod values;
 
 use std::process::ExitCode;
 
@@ -41,6 +45,7 @@ enum Command {
     Validate(validate::ValidateArgs),
     Serve(serve::ServeArgs),
     Prices(prices::PricesArgs),
+    Strategies(strategies::StrategiesArgs),
 }
 
 /// `--help`'s closing text for the commands that take strategies: the examples, then every
@@ -76,11 +81,22 @@ pub fn main() -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Prices(args) => prices::run(args),
+        Command::Strategies(args) => strategies::run(args),
     };
     match result {
         Ok(code) => code,
+        Err(err) if err.downcast_ref::<output::ClosedPipe>().is_some() => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // The OS's error numbers mean nothing to a reader: "(os error 2)" goes.
+            let text = format!("{err:#}");
+            let mut words = String::with_capacity(text.len());
+            let mut rest = text.as_str();
+            while let Some(at) = rest.find(" (os error ") {
+                words.push_str(&rest[..at]);
+                rest = rest[at..].split_once(')').map_or("", |(_, after)| after);
+            }
+            words.push_str(rest);
+            eprintln!("error: {words}");
             ExitCode::from(EXIT_BAD_INPUT)
         }
     }

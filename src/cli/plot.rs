@@ -10,6 +10,7 @@ use ctxbench_harness::report::{ResultRow, read_csv};
 use ctxbench_harness::trace::CallRecord;
 
 use super::files::write_atomic;
+use super::output::sayln;
 
 /// Draw charts (PNG and SVG) from results files, traces, or a reports folder.
 ///
@@ -99,19 +100,27 @@ pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
     }
     write_charts(&charts, &args.out)?;
     for chart in &charts {
-        println!("{}/{}.png  {}", args.out.display(), chart.name, chart.title);
+        sayln!("{}/{}.png  {}", args.out.display(), chart.name, chart.title);
     }
-    eprintln!("wrote {} charts (PNG and SVG) to {}", charts.len(), args.out.display());
+    eprintln!(
+        "wrote {} (PNG and SVG) to {}",
+        ctxbench_harness::human::count(charts.len(), "chart"),
+        args.out.display()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
-/// Draws the charts of a run into `out/plots`, and returns the Markdown that embeds them and the
-/// `(title, svg)` pairs for the HTML report.
-pub fn report_charts(
-    traces: &[Vec<CallRecord>],
-    rows: &[ResultRow],
-    out: &Path,
-) -> anyhow::Result<(String, Vec<(String, String)>)> {
+/// The charts of a report: the Markdown that embeds them, the `(title, svg)` pairs for the HTML
+/// page, and the names of the files written under plots/.
+#[derive(Default)]
+pub struct ReportCharts {
+    pub markdown: String,
+    pub inline: Vec<(String, String)>,
+    pub files: Vec<String>,
+}
+
+/// Draws the charts of a run into `out/plots`.
+pub fn report_charts(traces: &[Vec<CallRecord>], rows: &[ResultRow], out: &Path) -> anyhow::Result<ReportCharts> {
     let charts = charts(traces, rows);
     let svgs = write_charts(&charts, &out.join("plots"))?;
     let mut markdown = String::from("\n## Charts\n\n");
@@ -120,5 +129,13 @@ pub fn report_charts(
         markdown.push_str(&format!("![{}](plots/{}.svg)\n\n", chart.title, chart.name));
         inline.push((chart.title.clone(), text));
     }
-    Ok((markdown, inline))
+    let files = charts
+        .iter()
+        .flat_map(|c| [format!("{}.svg", c.name), format!("{}.png", c.name)])
+        .collect();
+    Ok(ReportCharts {
+        markdown,
+        inline,
+        files,
+    })
 }

@@ -2,6 +2,7 @@
 
 use std::process::ExitCode;
 
+use super::output::sayln;
 use clap::Args;
 use ctxbench_harness::billing::price::Price;
 use ctxbench_harness::settings::RunSettings;
@@ -72,11 +73,11 @@ pub fn run(args: PricesArgs) -> anyhow::Result<ExitCode> {
         }
         out.trim_end().to_owned()
     };
-    println!("{}", line(&header.map(String::from)));
+    sayln!("{}", line(&header.map(String::from)));
     for (row, price) in rows.iter().zip(table) {
-        println!("{}", line(row));
+        sayln!("{}", line(row));
         if let (true, Some(source)) = (args.sources, &price.source) {
-            println!("    {}", source.url);
+            sayln!("    {}", source.url);
         }
     }
     eprintln!("prices in US dollars per million tokens; --price NAME picks one, --price none leaves cost out");

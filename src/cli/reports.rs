@@ -23,23 +23,92 @@ pub struct Reports<'a> {
     pub settings: &'a str,
     /// The rows the HTML table shows.
     pub table: &'a [ctxbench_harness::report::ResultRow],
+    /// The file names under traces/ this run wrote.
+    pub trace_names: &'a [String],
+    /// verdict.json (compare's; a sweep has none).
+    pub verdict: Option<Vec<u8>>,
+    /// Whether to draw the charts (`--no-plots`: none, and plots/ emptied of earlier ones).
+    pub plots: bool,
 }
 
-/// Writes results.csv (replacing the streamed partial file), results.json, the charts,
-/// summary.md with them embedded, and a self-contained index.html.
-pub fn write_reports(r: Reports<'_>) -> anyhow::Result<()> {
-    use ctxbench_harness::report::{csv, html, json};
+/// Writes results.csv (replacing the streamed partial file), results.json, verdict.json, the
+/// charts, summary.md with them embedded, and a self-contained index.html; then removes what an
+/// earlier run into the same folder left and this one did not write, and returns how many
+/// files that was.
+pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
+    use ctxbench_harness::report::{JSON_LINES_PAST, csv, html, json, json_lines};
     write_atomic(&r.out.join("results.csv"), &csv(r.rows)?)?;
     let partial = r.out.join("results.csv.partial");
     std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
-    write_atomic(
-        &r.out.join("results.json"),
-        serde_json::to_string_pretty(&json(r.rows))?.as_bytes(),
-    )?;
-    let (chart_markdown, inline) = super::plot::report_charts(r.traces, r.rows, r.out)?;
-    write_atomic(&r.out.join("summary.md"), (r.summary + &chart_markdown).as_bytes())?;
+    let mut stale = 0;
+    // A large grid's rows as JSON lines, which a reader can stream.
+    let (json_file, other) = if r.rows.len() > JSON_LINES_PAST {
+        (r.out.join("results.jsonl"), r.out.join("results.json"))
+    } else {
+        (r.out.join("results.json"), r.out.join("results.jsonl"))
+    };
+    if r.rows.len() > JSON_LINES_PAST {
+        write_atomic(&json_file, &json_lines(r.rows)?)?;
+    } else {
+        write_atomic(&json_file, serde_json::to_string_pretty(&json(r.rows))?.as_bytes())?;
+    }
+    stale += remove_if_present(&other)?;
+    let verdict = r.out.join("verdict.json");
+    match &r.verdict {
+        Some(bytes) => write_atomic(&verdict, bytes)?,
+        None => stale += remove_if_present(&verdict)?,
+    }
+    let charts = if r.plots {
+        super::plot::report_charts(r.traces, r.rows, r.out)?
+    } else {
+        super::plot::ReportCharts::default()
+    };
+    write_atomic(&r.out.join("summary.md"), (r.summary + &charts.markdown).as_bytes())?;
     write_atomic(
         &r.out.join("index.html"),
-        html(r.title, r.settings, r.table, &inline).as_bytes(),
-    )
+        html(r.title, r.settings, r.table, &charts.inline).as_bytes(),
+    )?;
+    stale += prune(&r.out.join("plots"), &charts.files, &["png", "svg"])?;
+    stale += prune(&r.out.join("traces"), r.trace_names, &["jsonl"])?;
+    Ok(stale)
+}
+
+/// Removes the files of `dir` with one of `extensions` whose name is not in `keep`: what an
+/// earlier run left. Other files are the user's and stay.
+fn prune(dir: &Path, keep: &[String], extensions: &[&str]) -> anyhow::Result<usize> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(0);
+    };
+    let mut removed = 0;
+    for entry in entries {
+        let path = entry.with_context(|| format!("cannot list {}", dir.display()))?.path();
+        let ours = path.extension().is_some_and(|e| extensions.iter().any(|x| e == *x));
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if ours && path.is_file() && !keep.contains(&name) {
+            removed += remove_if_present(&path)?;
+        }
+    }
+    Ok(removed)
+}
+
+fn remove_if_present(path: &Path) -> anyhow::Result<usize> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(1),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(0),
+        Err(e) => Err(e).with_context(|| format!("cannot remove {}", path.display())),
+    }
+}
+
+/// What a run says after removing an earlier run's files.
+pub fn stale_note(out: &Path, removed: usize) -> Option<String> {
+    (removed > 0).then(|| {
+        format!(
+            "removed {} an earlier run left in {} (this run did not write them)",
+            ctxbench_harness::human::count(removed, "file"),
+            out.display()
+        )
+    })
 }

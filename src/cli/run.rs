@@ -17,6 +17,7 @@ use ctxbench_harness::trace::CallKind;
 use ctxbench_harness::trace::{CallRecord, Outcome};
 
 use super::files::{trace_lines, write_atomic};
+use super::output::{say, sayln};
 use super::settings_args::SettingsArgs;
 
 /// Replay one scenario with one strategy, showing each model call as it happens.
@@ -60,11 +61,11 @@ struct LiveArgs {
     model: Option<String>,
 
     /// Seconds a call may take, retries aside.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = super::values::positive::<u64>)]
     timeout: u64,
 
     /// Retries after a 429, a 5xx or a network error, waiting 1 s, 2 s, 4 s… (or as Retry-After says).
-    #[arg(long, value_name = "N", default_value_t = 3)]
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = super::values::whole::<u32>)]
     retries: u32,
 }
 
@@ -76,7 +77,7 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     let scenario = load_scenario(&args.file, settings.seed)?;
     let settings = settings.resolved(&scenario)?;
     let policy = settings.policy(&scenario)?;
-    println!(
+    sayln!(
         "{} · {} · window {} · limit {} (threshold {}) · keep {}",
         scenario.name,
         settings.strategy,
@@ -85,7 +86,7 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
         policy.threshold,
         policy.keep_recent_turns
     );
-    println!(
+    sayln!(
         "{:>4} {:>4} {:<8} {:<w$}  {:>13}  {:>11}",
         "call",
         "req",
@@ -96,7 +97,10 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
         w = BAR + 2
     );
     let threshold_at = ((policy.threshold * BAR as f64).round() as usize).min(BAR);
-    let mut on_call = |record: &CallRecord| println!("{}", line(record, threshold_at));
+    // A closed stdout is noticed by the next line written outside the loop.
+    let mut on_call = |record: &CallRecord| {
+        let _ = super::output::write_out(&format!("{}\n", line(record, threshold_at)));
+    };
     let result = match (&args.live.endpoint, &args.live.model) {
         (Some(endpoint), Some(model)) => {
             let http = HttpConfig {
@@ -117,10 +121,14 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     }
     if let Some(path) = &args.trace {
         write_atomic(path, &trace_lines(&result.trace)?)?;
-        eprintln!("wrote {} ({} calls)", path.display(), result.trace.len());
+        eprintln!(
+            "wrote {} ({})",
+            path.display(),
+            ctxbench_harness::human::count(result.trace.len(), "call")
+        );
     }
-    println!();
-    print!("{}", table(&[ResultRow::new(&scenario.name, settings, result.metrics)]));
+    sayln!();
+    say!("{}", table(&[ResultRow::new(&scenario.name, settings, result.metrics)]));
     // A call that failed (not a rejection the figures count) measured nothing: not a finding.
     if result.trace.last().is_some_and(|r| r.outcome == Outcome::Error) {
         return Ok(ExitCode::from(super::EXIT_BAD_INPUT));

@@ -3,12 +3,81 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use ctxbench_harness::scenario::{Scenario, files_in, load_scenario};
+use clap::Args;
+use ctxbench_harness::scenario::{Scenario, files_in, load_scenario, parse_scenario};
+
+/// The bundled scenarios, inside the binary so that `--bundled` runs from anywhere (a test
+/// holds this list to the folder).
+pub const BUNDLED: [(&str, &str); 11] = [
+    (
+        "bike-shop-return.json",
+        include_str!("../../scenarios/bike-shop-return.json"),
+    ),
+    (
+        "chinese-support.json",
+        include_str!("../../scenarios/chinese-support.json"),
+    ),
+    ("coding-agent.json", include_str!("../../scenarios/coding-agent.json")),
+    ("heavy-prefix.json", include_str!("../../scenarios/heavy-prefix.json")),
+    (
+        "long-support-chat.json",
+        include_str!("../../scenarios/long-support-chat.json"),
+    ),
+    ("lunch-break.json", include_str!("../../scenarios/lunch-break.json")),
+    ("no-tools-chat.json", include_str!("../../scenarios/no-tools-chat.json")),
+    (
+        "parallel-calls.json",
+        include_str!("../../scenarios/parallel-calls.json"),
+    ),
+    (
+        "real-support-shape.json",
+        include_str!("../../scenarios/real-support-shape.json"),
+    ),
+    (
+        "research-agent.json",
+        include_str!("../../scenarios/research-agent.json"),
+    ),
+    (
+        "unfetchable-facts.json",
+        include_str!("../../scenarios/unfetchable-facts.json"),
+    ),
+];
+
+/// Which scenarios a command runs: files and folders, or the bundled ones.
+#[derive(Debug, Args)]
+pub struct ScenarioArgs {
+    /// Scenario files or folders; default: every scenario under scenarios/.
+    #[arg(value_name = "SCENARIO", conflicts_with = "bundled")]
+    pub files: Vec<PathBuf>,
+
+    /// Run the scenarios bundled in ctxbench (the repository's scenarios/), from anywhere.
+    #[arg(long)]
+    pub bundled: bool,
+}
+
+impl ScenarioArgs {
+    /// Loads them.
+    pub fn load(&self, seed: u64) -> anyhow::Result<Vec<Scenario>> {
+        if !self.bundled {
+            return load_all(&scenario_files(&self.files)?, seed);
+        }
+        BUNDLED
+            .iter()
+            .map(|(name, text)| Ok(parse_scenario(text, &format!("scenarios/{name}"), seed)?))
+            .collect()
+    }
+}
 
 /// The files named, or every `*.json` under `scenarios/` sorted by name; a folder stands for
 /// the `*.json` files in it.
 pub fn scenario_files(named: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let named: Vec<PathBuf> = if named.is_empty() {
+        if !Path::new("scenarios").is_dir() {
+            bail!(
+                "no scenario given, and no scenarios/ folder here; name scenario files or folders \
+                 (ctxbench compare my-agent.json), or run the bundled ones with --bundled"
+            );
+        }
         vec![PathBuf::from("scenarios")]
     } else {
         named.to_vec()

@@ -20,6 +20,7 @@ use ctxbench_harness::scenario::load_scenario;
 use ctxbench_harness::settings::{RunSettings, price_text};
 
 use super::files::{trace_lines, write_atomic};
+use super::output::{say, sayln};
 use super::settings_args::{BillArgs, OverflowArg, TokenizerArg};
 
 /// Serve a scenario as an OpenAI-compatible endpoint, to measure any agent from outside.
@@ -41,7 +42,7 @@ pub struct ServeArgs {
     file: PathBuf,
 
     /// The port; 0 picks a free one (the `listening on` line says which).
-    #[arg(long, default_value_t = 8080)]
+    #[arg(long, default_value_t = 8080, value_parser = super::values::whole::<u16>)]
     port: u16,
 
     /// The address to listen on; anything but loopback exposes the endpoint to the network.
@@ -49,7 +50,7 @@ pub struct ServeArgs {
     bind: IpAddr,
 
     /// Context window in tokens; default: the scenario's.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = super::values::positive::<u64>)]
     window: Option<u64>,
 
     #[command(flatten)]
@@ -60,18 +61,18 @@ pub struct ServeArgs {
     overflow: OverflowArg,
 
     /// Seed of the scripted model's draws (padding, summaries).
-    #[arg(long, default_value_t = RunSettings::DEFAULT_SEED)]
+    #[arg(long, default_value_t = RunSettings::DEFAULT_SEED, value_parser = super::values::whole::<u64>)]
     seed: u64,
 
     #[command(flatten)]
     bill: BillArgs,
 
     /// Request bodies over this many MiB are refused (413).
-    #[arg(long, value_name = "MIB", default_value_t = 16)]
+    #[arg(long, value_name = "MIB", default_value_t = 16, value_parser = super::values::positive::<usize>)]
     max_body_mib: usize,
 
     /// Threads answering requests.
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = super::values::positive::<usize>)]
     threads: usize,
 
     /// Where the results and traces go on shutdown.
@@ -105,7 +106,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let stop = std::sync::Arc::new(AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot catch Ctrl-C")?;
-    println!("listening on http://{addr}");
+    sayln!("listening on http://{addr}");
     std::io::stdout().flush()?;
     eprintln!(
         "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · seed {} · POST http://{addr}/v1/chat/completions · Ctrl-C writes {}",
@@ -146,11 +147,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             &trace_lines(trace)?,
         )?;
     }
-    print!("{}", table(&rows));
+    say!("{}", table(&rows));
     eprintln!(
-        "wrote {}/results.csv, results.json and {} traces",
+        "wrote {}/results.csv, results.json and {}",
         args.out.display(),
-        traces.len()
+        ctxbench_harness::human::count(traces.len(), "trace")
     );
     Ok(ExitCode::SUCCESS)
 }

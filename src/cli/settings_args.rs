@@ -5,6 +5,8 @@
 //! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`].
 
 use clap::{Args, ValueEnum};
+
+use super::values::{decimal, positive, whole};
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
@@ -17,7 +19,7 @@ use ctxbench_harness::settings::{OnOverflow, Overflow, RunSettings, parse_estima
 #[derive(Debug, Args)]
 pub struct SettingsArgs {
     /// Context window in tokens; overrides the scenario's.
-    #[arg(long, value_name = "TOKENS")]
+    #[arg(long, value_name = "TOKENS", value_parser = positive::<u64>)]
     pub window: Option<u64>,
 
     #[command(flatten)]
@@ -47,20 +49,20 @@ impl SettingsArgs {
 #[derive(Debug, Args)]
 pub struct PolicyArgs {
     /// Compact once the estimate passes this fraction of the window.
-    #[arg(long, default_value_t = Policy::DEFAULT_THRESHOLD, value_name = "FRACTION")]
+    #[arg(long, default_value_t = Policy::DEFAULT_THRESHOLD, value_name = "FRACTION", value_parser = decimal)]
     pub threshold: f64,
 
     /// Once compacting, work down to this fraction of the window (a low watermark below the
     /// threshold, so that the prefix stays put longer); default: the threshold.
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(long, value_name = "FRACTION", value_parser = decimal)]
     pub target: Option<f64>,
 
     /// Never touch the last N user requests, nor anything after them.
-    #[arg(long = "keep", default_value_t = Policy::DEFAULT_KEEP, value_name = "N")]
+    #[arg(long = "keep", default_value_t = Policy::DEFAULT_KEEP, value_name = "N", value_parser = whole::<usize>)]
     pub keep_recent_turns: usize,
 
     /// Tokens kept free for the reply; the limit is at most window − reserve.
-    #[arg(long, default_value_t = Policy::DEFAULT_REPLY_RESERVE, value_name = "TOKENS")]
+    #[arg(long, default_value_t = Policy::DEFAULT_REPLY_RESERVE, value_name = "TOKENS", value_parser = whole::<u64>)]
     pub reply_reserve: u64,
 
     /// What the compactor decides with: chars4, chars4-py, o200k, cl100k (and usage, where a
@@ -92,11 +94,11 @@ pub struct ServerArgs {
     pub on_overflow: OnOverflowArg,
 
     /// Agent and refetch calls allowed per request; default: the scenario's (its steps plus needs).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = positive::<usize>)]
     pub max_turns: Option<usize>,
 
     /// Seed of every random draw (padding, summaries).
-    #[arg(long, default_value_t = RunSettings::DEFAULT_SEED)]
+    #[arg(long, default_value_t = RunSettings::DEFAULT_SEED, value_parser = whole::<u64>)]
     pub seed: u64,
 
     #[command(flatten)]

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_compact::policy::Policy;
-use ctxbench_harness::human::{dollars, thousands};
+use ctxbench_harness::human::{count, dollars, thousands};
 use ctxbench_harness::report::{CsvRows, ResultRow, csv, markdown, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
@@ -19,8 +19,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
 use super::files::write_atomic;
-use super::reports::{Reports, write_reports};
-use super::scenarios::{load_all, scenario_files};
+use super::interrupt::{Interrupt, stopped};
+use super::output::sayln;
+use super::reports::{Reports, stale_note, write_reports};
+use super::scenarios::ScenarioArgs;
 use super::settings_args::ServerArgs;
 
 /// Run a grid of configurations over scenarios, in parallel, and pick the best per scenario.
@@ -36,9 +38,8 @@ use super::settings_args::ServerArgs;
     after_long_help = super::with_stages("Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1")
 )]
 pub struct SweepArgs {
-    /// Scenario files or folders; default: every scenario under scenarios/.
-    #[arg(value_name = "SCENARIO")]
-    files: Vec<PathBuf>,
+    #[command(flatten)]
+    scenarios: ScenarioArgs,
 
     #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
           help = super::strategies_help())]
@@ -86,12 +87,21 @@ pub struct SweepArgs {
     objective: Option<String>,
 
     /// Threads; default: every core.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::values::positive::<usize>)]
     jobs: Option<usize>,
 
     /// Where to write results.csv, results.json, summary.md, index.html and plots/.
     #[arg(short, long, default_value = "reports", value_name = "DIR")]
     out: PathBuf,
+
+    /// Draw no charts (plots/ and the report's charts are left out).
+    #[arg(long)]
+    no_plots: bool,
+
+    /// Finish an interrupted sweep: keep the rows of DIR/results.csv.partial and run only the
+    /// configurations it lacks (same flags as the interrupted run).
+    #[arg(long)]
+    resume: bool,
 }
 
 impl SweepArgs {
@@ -154,11 +164,15 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let priced = args.server.bill.price.0.is_some();
     let objective = Objective::resolve(args.objective.as_deref(), priced).map_err(anyhow::Error::msg)?;
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
-    let configs = args.grid()?.configs()?;
+    let mut grid = args.grid()?;
+    for note in grid.dedup() {
+        eprintln!("note: {note}");
+    }
+    let configs = grid.configs()?;
     if configs.is_empty() {
         bail!("no configuration to run: every --target is above every --threshold (a target is at most its threshold)");
     }
-    let scenarios = load_all(&scenario_files(&args.files)?, args.server.seed)?;
+    let scenarios = args.scenarios.load(args.server.seed)?;
     let mut plan = Vec::new();
     for scenario in &scenarios {
         for settings in &configs {
@@ -175,10 +189,28 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
 
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let stream = std::fs::File::create(&partial)
-        .map(CsvRows::new)
-        .with_context(|| format!("cannot write {}", partial.display()))?;
+    let (done, stream) = if args.resume {
+        resumed(&partial, &plan)?
+    } else {
+        let file = std::fs::File::create(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
+        (Vec::new(), CsvRows::new(file))
+    };
+    let planned = plan.len();
+    let finished: std::collections::BTreeSet<String> = done.iter().map(|r| run_key(&r.scenario, &r.settings)).collect();
+    let plan: Vec<_> = plan
+        .into_iter()
+        .filter(|(scenario, settings)| !finished.contains(&run_key(&scenario.name, settings)))
+        .collect();
+    if args.resume {
+        eprintln!(
+            "resuming: {} of {} already in {}",
+            done.len(),
+            count(planned, "run"),
+            partial.display()
+        );
+    }
     let stream = Mutex::new(stream);
+    let interrupt = Interrupt::catch()?;
     let bar = ProgressBar::new(plan.len() as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} configurations · {per_sec} · {eta} left")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -189,6 +221,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let rows: Vec<anyhow::Result<ResultRow>> = pool.install(|| {
         plan.into_par_iter()
+            .filter_map(|(scenario, settings)| {
+                // After Ctrl-C the runs under way finish and no new one starts.
+                if interrupt.pressed() {
+                    return None;
+                }
+                Some((scenario, settings))
+            })
             .map(|(scenario, settings)| {
                 let result = run_scenario(scenario, &settings, &mut |_| {})?;
                 let row = ResultRow::new(&scenario.name, settings, result.metrics);
@@ -205,16 +244,27 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     bar.finish_and_clear();
     let elapsed = started.elapsed();
     let mut rows = rows.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
-    rows.sort_by(row_order);
     drop(stream);
+    if interrupt.pressed() {
+        let how = "to finish it, run the same command again with --resume";
+        return Ok(stopped(done.len() + rows.len(), planned, &partial, Some(how)));
+    }
+    let resumed = done.len();
+    rows.extend(done);
+    rows.sort_by(row_order);
 
     let best = best_rows(&rows, objective);
+    for row in &best {
+        for note in grid.edges(row) {
+            eprintln!("warning: {note}");
+        }
+    }
     let settings = format!(
-        "{} configurations; best per scenario: {}",
-        rows.len(),
+        "{}; best per scenario: {}",
+        count(rows.len(), "configuration"),
         sweep::describe(objective)
     );
-    write_reports(Reports {
+    let stale = write_reports(Reports {
         out: &args.out,
         rows: &rows,
         traces: &[],
@@ -222,15 +272,21 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         title: "ctxbench sweep",
         settings: &settings,
         table: &best,
+        trace_names: &[],
+        plots: !args.no_plots,
+        verdict: None,
     })?;
+    if let Some(note) = stale_note(&args.out, stale) {
+        eprintln!("{note}");
+    }
 
-    println!("best per scenario ({}):", sweep::describe(objective));
+    sayln!("best per scenario ({}):", sweep::describe(objective));
     let mut names: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
     names.dedup();
     for name in names {
         match best.iter().find(|b| b.scenario == name) {
-            Some(b) => println!("  {}", best_line(b)),
-            None => println!("  {name}: no configuration qualifies"),
+            Some(b) => sayln!("  {}", best_line(b)),
+            None => sayln!("  {name}: no configuration qualifies"),
         }
     }
     let shard_note = shard.map_or(String::new(), |s| {
@@ -241,15 +297,63 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             thousands(grid_size as u64)
         )
     });
+    let resumed_note = if args.resume {
+        format!(" ({} of them from the interrupted run)", thousands(resumed as u64))
+    } else {
+        String::new()
+    };
     eprintln!(
-        "swept {} configurations{shard_note} in {:.2} s on {} threads ({:.0} per second); wrote {}/results.csv",
-        thousands(rows.len() as u64),
+        "swept {}{shard_note}{resumed_note} in {:.2} s on {} threads ({:.0} per second); wrote {}/results.csv",
+        count(rows.len(), "configuration"),
         elapsed.as_secs_f64(),
         pool.current_num_threads(),
-        rows.len() as f64 / elapsed.as_secs_f64().max(1e-9),
+        (rows.len() - resumed) as f64 / elapsed.as_secs_f64().max(1e-9),
         args.out.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rows an interrupted sweep left in `partial` (each one of `plan`), and a writer that
+/// appends to it.
+fn resumed(
+    partial: &std::path::Path,
+    plan: &[(&ctxbench_harness::scenario::Scenario, RunSettings)],
+) -> anyhow::Result<(Vec<ResultRow>, CsvRows<std::fs::File>)> {
+    let text = std::fs::read_to_string(partial).with_context(|| {
+        format!(
+            "cannot resume: cannot read {}; run without --resume to start over",
+            partial.display()
+        )
+    })?;
+    // A line cut by the interruption is not a row: keep the whole lines only.
+    let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+    let rows = read_csv(whole).map_err(|e| anyhow::anyhow!("cannot resume: {}: {e}", partial.display()))?;
+    let planned: std::collections::BTreeSet<String> = plan.iter().map(|(s, k)| run_key(&s.name, k)).collect();
+    if let Some(stray) = rows
+        .iter()
+        .find(|r| !planned.contains(&run_key(&r.scenario, &r.settings)))
+    {
+        bail!(
+            "cannot resume: {} holds a run this sweep does not plan ({} · {}); resume with the flags of the interrupted sweep, or run without --resume",
+            partial.display(),
+            stray.scenario,
+            stray.settings.strategy
+        );
+    }
+    std::fs::write(partial, whole).with_context(|| format!("cannot write {}", partial.display()))?;
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(partial)
+        .with_context(|| format!("cannot write {}", partial.display()))?;
+    Ok((rows, CsvRows::continuing(file, !whole.is_empty())))
+}
+
+/// One run's identity, to find the runs an interrupted sweep finished.
+fn run_key(scenario: &str, settings: &RunSettings) -> String {
+    format!(
+        "{scenario}\u{1f}{}",
+        serde_json::to_string(settings).unwrap_or_default()
+    )
 }
 
 /// A winning configuration and what it cost, on one line.
@@ -289,8 +393,8 @@ fn best_rows(rows: &[ResultRow], objective: Objective) -> Vec<ResultRow> {
 fn summary(best: &[ResultRow], rows: &[ResultRow], objective: Objective) -> String {
     let lines: String = best.iter().map(|b| format!("- {}\n", best_line(b))).collect();
     format!(
-        "# ctxbench sweep\n\n{} configurations; every row is in `results.csv`.\n\n## Best per scenario\n\nObjective: {}.\n\n{lines}\n{}",
-        rows.len(),
+        "# ctxbench sweep\n\n{}; every row is in `results.csv`.\n\n## Best per scenario\n\nObjective: {}.\n\n{lines}\n{}",
+        count(rows.len(), "configuration"),
         sweep::describe(objective),
         markdown(best)
     )
@@ -303,9 +407,9 @@ pub struct MergeArgs {
     #[arg(value_name = "CSV", required = true)]
     files: Vec<PathBuf>,
 
-    /// Where to write the merged file.
-    #[arg(short = 'o', long = "output", value_name = "OUT.csv")]
-    output: PathBuf,
+    /// Where to write the merged file (`--output` is an old spelling).
+    #[arg(short = 'o', long = "out", alias = "output", value_name = "OUT.csv")]
+    out: PathBuf,
 }
 
 pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
@@ -322,12 +426,12 @@ pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
             pair[0].settings.strategy
         );
     }
-    write_atomic(&args.output, &csv(&rows)?)?;
+    write_atomic(&args.out, &csv(&rows)?)?;
     eprintln!(
-        "merged {} rows from {} files into {}",
-        rows.len(),
-        args.files.len(),
-        args.output.display()
+        "merged {} from {} into {}",
+        count(rows.len(), "row"),
+        count(args.files.len(), "file"),
+        args.out.display()
     );
     Ok(ExitCode::SUCCESS)
 }

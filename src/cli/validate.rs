@@ -4,8 +4,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
+use ctxbench_harness::human::count;
 use ctxbench_harness::scenario::load_scenario;
 
+use super::output::sayln;
 use super::scenarios::scenario_files;
 
 /// Check scenario files: format, tools, fixtures, facts and needs.
@@ -22,14 +24,14 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
         match load_scenario(&file, 0) {
             Ok(s) => {
                 let steps: usize = s.requests.iter().map(|r| r.steps.len()).sum();
-                println!(
-                    "ok     {} ({}): {} requests, {} steps, {} facts, {} tools",
+                sayln!(
+                    "ok     {} ({}): {}, {}, {}, {}",
                     s.name,
                     file.display(),
-                    s.requests.len(),
-                    steps,
-                    s.facts.len(),
-                    s.tools.len()
+                    count(s.requests.len(), "request"),
+                    count(steps, "step"),
+                    count(s.facts.len(), "fact"),
+                    count(s.tools.len(), "tool")
                 );
             }
             Err(e) => {

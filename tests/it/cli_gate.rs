@@ -49,7 +49,7 @@ fn identical_results_pass() {
     let (code, stdout, stderr) = gate(&["--baseline", path(&baseline), "--current", path(&baseline)]);
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
-        stderr.contains("gate passed: 6 rows, 0 regressed, 0 improved, 6 unchanged"),
+        stderr.contains("gate passed: 6 rows compared, 0 regressed, 0 improved, 6 unchanged"),
         "{stderr}"
     );
     let (code, _, stderr) = gate(&["--baseline", path(&baseline), "--exact"]);
@@ -204,7 +204,14 @@ fn unusable_input_exits_2() {
         stdout.contains("Rows only in the baseline:\n- parallel-calls · none · window=5000"),
         "{stdout}"
     );
-    assert!(stderr.contains("3 rows exist on one side only"), "{stderr}");
+    // stdout and stderr say the same: the gate could not decide (it did not pass).
+    for text in [&stdout, &stderr] {
+        assert!(
+            text.contains("gate cannot decide, 3 rows on one side only (--allow-new accepts them)"),
+            "{text}"
+        );
+        assert!(!text.contains("gate passed"), "{text}");
+    }
     assert_eq!(
         gate(&["--baseline", path(&both), "--current", path(&one), "--allow-new"]).0,
         0

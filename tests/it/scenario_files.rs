@@ -75,7 +75,7 @@ fn errors_name_the_file_request_and_step() {
     );
     check(
         |v| v["facts"]["code"]["kind"] = json!("colour"),
-        "t.json:1:166: not a scenario: unknown variant `colour`, expected one of `id`, `number`, `decision`, `path`, `command`, `detail`",
+        "t.json:1:166: not a scenario: unknown value `colour` (one of: id, number, decision, path, command, detail)",
     );
     check(
         |v| v["requests"][0]["before"] = json!([{"role": "tool", "tool_call_id": "c", "content": "x"}]),
@@ -103,7 +103,7 @@ fn errors_name_the_file_request_and_step() {
     );
     check(
         |v| v["requests"][0]["steps"][0]["repl"] = json!("x"),
-        "t.json:1:252: not a scenario: unknown field `repl`, expected one of `tool_calls`, `reply`, `reply_pad`, `needs`, `extra`, `logged_usage`",
+        "t.json:1:252: not a scenario: unknown field `repl`; did you mean `reply`? (the fields are: tool_calls, reply, reply_pad, needs, extra, logged_usage)",
     );
 }
 

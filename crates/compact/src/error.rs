@@ -57,7 +57,7 @@ impl Error {
         let text = e.to_string();
         let bare = text.rsplit_once(" at line ").map_or(text.as_str(), |(m, _)| m);
         let msg = match e.classify() {
-            serde_json::error::Category::Data => format!("{what}: {bare}"),
+            serde_json::error::Category::Data => format!("{what}: {}", plain(bare)),
             _ => format!("invalid JSON: {bare}"),
         };
         Error::Json {
@@ -66,5 +66,134 @@ impl Error {
             column: e.column(),
             msg,
         }
+    }
+}
+
+/// serde's message in the user's words: `invalid type: string "6000", expected u64` becomes
+/// `the text "6000" where a whole number of 0 or more is expected`, and an unknown field gets the
+/// nearest known name ("did you mean `window`?").
+pub fn plain(message: &str) -> String {
+    if let Some(rest) = message
+        .strip_prefix("unknown field `")
+        .or_else(|| message.strip_prefix("unknown variant `"))
+    {
+        let field = message.starts_with("unknown field");
+        let (name, known) = rest.split_once('`').unwrap_or((rest, ""));
+        let known: Vec<&str> = known.split('`').skip(1).step_by(2).collect();
+        let what = if field { "field" } else { "value" };
+        let mut out = format!("unknown {what} `{name}`");
+        if let Some(near) = nearest(name, &known) {
+            out.push_str(&format!("; did you mean `{near}`?"));
+        }
+        if !known.is_empty() {
+            out.push_str(&format!(
+                " ({}: {})",
+                if field { "the fields are" } else { "one of" },
+                known.join(", ")
+            ));
+        }
+        return out;
+    }
+    if let Some(rest) = message.strip_prefix("missing field `") {
+        return format!("the field `{}` is missing", rest.trim_end_matches('`'));
+    }
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            if let Some((found, expected)) = rest.split_once(", expected ") {
+                return format!("{} where {} is expected", thing(found), thing(expected));
+            }
+        }
+    }
+    if let Some(rest) = message.strip_prefix("invalid length ") {
+        if let Some((n, expected)) = rest.split_once(", expected ") {
+            return format!("{n} items where {} is expected", thing(expected));
+        }
+    }
+    message.to_owned()
+}
+
+/// One side of serde's "invalid type" in words.
+fn thing(text: &str) -> String {
+    let text = text.trim();
+    let quoted = |t: &str| t.trim_matches('`').to_owned();
+    match text {
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a whole number of 0 or more".into(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "a whole number".into(),
+        "f32" | "f64" => "a number".into(),
+        "a boolean" => "true or false".into(),
+        "map" | "a map" => "an object".into(),
+        "sequence" | "a sequence" => "a list".into(),
+        "unit value" | "null" => "null".into(),
+        _ => {
+            if let Some(v) = text
+                .strip_prefix("integer ")
+                .or_else(|| text.strip_prefix("floating point "))
+            {
+                format!("the number {}", quoted(v))
+            } else if let Some(v) = text.strip_prefix("string ") {
+                format!("the text {v}")
+            } else if let Some(v) = text.strip_prefix("boolean ") {
+                quoted(v)
+            } else if let Some(v) = text.strip_prefix("struct ") {
+                format!("an object ({v})")
+            } else {
+                text.to_owned()
+            }
+        }
+    }
+}
+
+/// The known name closest to `name`, when one is close: at most two edits, or one starts with
+/// the other.
+fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    known
+        .iter()
+        .map(|k| (edits(&lower, &k.to_lowercase()), *k))
+        .filter(|(d, k)| *d <= 2.min(k.len() / 2) || (lower.len() >= 3 && k.starts_with(lower.as_str())))
+        .min()
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance.
+fn edits(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (previous + usize::from(ca != *cb)).min(row[j] + 1).min(here + 1);
+            previous = here;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plain;
+
+    #[test]
+    fn serde_in_words() {
+        assert_eq!(
+            plain("invalid type: string \"6000\", expected u64"),
+            "the text \"6000\" where a whole number of 0 or more is expected"
+        );
+        assert_eq!(
+            plain("invalid value: integer `-5`, expected u64"),
+            "the number -5 where a whole number of 0 or more is expected"
+        );
+        assert_eq!(
+            plain("unknown field `windw`, expected one of `name`, `window`, `tools`"),
+            "unknown field `windw`; did you mean `window`? (the fields are: name, window, tools)"
+        );
+        assert_eq!(
+            plain("unknown field `zzz`, expected `name` or `window`"),
+            "unknown field `zzz` (the fields are: name, window)"
+        );
+        assert_eq!(plain("missing field `name`"), "the field `name` is missing");
+        assert_eq!(plain("something else"), "something else");
     }
 }

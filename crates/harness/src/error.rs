@@ -22,13 +22,26 @@ pub enum Error {
         msg: String,
     },
     /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {}", path.display(), io_words(error))]
     Io {
         /// The file.
         path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
+        /// The OS error (not a `source`: the message says it already, once).
+        error: std::io::Error,
     },
+}
+
+/// An OS error in words, without Rust's "(os error 2)".
+pub(crate) fn io_words(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or folder".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        std::io::ErrorKind::IsADirectory => "is a folder, not a file".into(),
+        _ => {
+            let text = error.to_string();
+            text.split(" (os error").next().unwrap_or(&text).to_owned()
+        }
+    }
 }
 
 fn place(request: Option<usize>, step: Option<usize>) -> String {

@@ -14,6 +14,15 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `1` → `1 request`, `12345` → `12,345 requests`: a count of a regular noun, for people.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(n as u64))
+    }
+}
+
 /// `0.014248` → `$0.0142`: dollars to a hundredth of a cent, so that a column of runs that
 /// cost cents still tells them apart.
 pub fn dollars(usd: f64) -> String {
@@ -73,6 +82,10 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
+        assert_eq!(
+            (count(1, "row"), count(0, "row"), count(12_345, "row")),
+            ("1 row".into(), "0 rows".into(), "12,345 rows".into())
+        );
         assert_eq!(percent_change(200, 100), "-50.0%");
         assert_eq!(percent_change(100, 103), "+3.0%");
         assert_eq!(percent_change(100, 100), "±0%");

@@ -109,7 +109,100 @@ pub struct Grid {
     pub base: RunSettings,
 }
 
+/// Removes the values of `list` whose key repeats an earlier one's; returns the keys removed.
+pub fn dedup_by<T, K: PartialEq>(list: &mut Vec<T>, key: impl Fn(&T) -> K) -> Vec<K> {
+    let mut kept: Vec<T> = Vec::with_capacity(list.len());
+    let mut removed = Vec::new();
+    for value in list.drain(..) {
+        let k = key(&value);
+        if kept.iter().any(|v| key(v) == k) {
+            removed.push(k);
+        } else {
+            kept.push(value);
+        }
+    }
+    *list = kept;
+    removed
+}
+
 impl Grid {
+    /// Removes values given twice from every list (strategies by canonical name), so that no
+    /// configuration runs twice; says which, one note each.
+    pub fn dedup(&mut self) -> Vec<String> {
+        let mut notes = Vec::new();
+        let mut note = |flag: &str, values: Vec<String>| {
+            for v in values {
+                notes.push(format!("{flag} {v} was given more than once; it runs once"));
+            }
+        };
+        note("--strategies", dedup_by(&mut self.strategies, ToString::to_string));
+        let text = |w: &Option<u64>| w.map_or("(the scenario's)".to_owned(), |w| w.to_string());
+        note("--window", dedup_by(&mut self.windows, text));
+        note("--threshold", dedup_by(&mut self.thresholds, ToString::to_string));
+        let text = |t: &Option<f64>| t.map_or("(the threshold)".to_owned(), |t| t.to_string());
+        note("--target", dedup_by(&mut self.targets, text));
+        note("--keep", dedup_by(&mut self.keeps, ToString::to_string));
+        note("--reply-reserve", dedup_by(&mut self.reserves, ToString::to_string));
+        note("--estimator", dedup_by(&mut self.estimators, ToString::to_string));
+        for (stage, key, values) in &mut self.params {
+            note(&format!("--param {stage}.{key}="), dedup_by(values, Clone::clone));
+        }
+        notes
+    }
+
+    /// Where `best` (a row of this grid) sits at the end of a swept range: one note per
+    /// setting whose best value is the lowest or highest swept, since the best may lie beyond.
+    pub fn edges(&self, best: &ResultRow) -> Vec<String> {
+        let k = &best.settings;
+        let mut notes = Vec::new();
+        let mut check = |flag: &str, values: Vec<f64>, value: Option<f64>| {
+            let Some(value) = value else { return };
+            if values.len() < 2 {
+                return;
+            }
+            let lowest = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let highest = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let end = if value == lowest {
+                "lowest"
+            } else if value == highest {
+                "highest"
+            } else {
+                return;
+            };
+            // A fraction of the window cannot pass 1, nor a count go under 0.
+            let fraction = flag == "--threshold" || flag == "--target";
+            if (end == "highest" && fraction && value >= 1.0) || (end == "lowest" && value <= 0.0) {
+                return;
+            }
+            notes.push(format!(
+                "{}: the best {flag} {value} is the {end} swept; the grid limits it, so widen the range past it",
+                best.scenario
+            ));
+        };
+        if self.windows.iter().all(Option::is_some) {
+            check(
+                "--window",
+                self.windows.iter().flatten().map(|w| *w as f64).collect(),
+                k.window.map(|w| w as f64),
+            );
+        }
+        check("--threshold", self.thresholds.clone(), Some(k.threshold));
+        if self.targets.iter().all(Option::is_some) {
+            check("--target", self.targets.iter().flatten().copied().collect(), k.target);
+        }
+        check(
+            "--keep",
+            self.keeps.iter().map(|n| *n as f64).collect(),
+            Some(k.keep_recent_turns as f64),
+        );
+        check(
+            "--reply-reserve",
+            self.reserves.iter().map(|n| *n as f64).collect(),
+            Some(k.reply_reserve as f64),
+        );
+        notes
+    }
+
     /// Every configuration, in grid order (strategy outermost, stage parameters innermost).
     pub fn configs(&self) -> Result<Vec<RunSettings>, GridError> {
         let mut strategies = Vec::new();
@@ -132,11 +225,19 @@ impl Grid {
             }
             strategies.extend(variants);
         }
+        // A stage parameter can spell out a strategy already in the list: it runs once.
+        dedup_by(&mut strategies, ToString::to_string);
         let mut configs = Vec::new();
         for strategy in &strategies {
             for &window in &self.windows {
                 for &threshold in &self.thresholds {
-                    for &target in self.targets.iter().filter(|t| t.is_none_or(|t| t <= threshold)) {
+                    // A target equal to its threshold is the default one: with both, it runs once.
+                    let same = |t: f64| t == threshold && self.targets.contains(&None);
+                    for &target in self
+                        .targets
+                        .iter()
+                        .filter(|t| t.is_none_or(|t| t <= threshold && !same(t)))
+                    {
                         for &keep in &self.keeps {
                             for &reserve in &self.reserves {
                                 for &estimator in &self.estimators {

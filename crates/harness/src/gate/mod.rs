@@ -19,7 +19,7 @@ use serde_json::Value;
 
 mod report;
 
-pub use report::{gate_junit, gate_markdown, gate_summary};
+pub use report::{gate_junit, gate_markdown, gate_summary, update_summary};
 
 use crate::report::{ResultRow, Row};
 
@@ -88,6 +88,8 @@ pub struct GateConfig {
     pub exact: bool,
     /// Figures the baseline does not hold (it predates them): not compared.
     pub absent: Vec<String>,
+    /// Rows on one side only are listed but do not stop the gate.
+    pub allow_new: bool,
 }
 
 impl Default for GateConfig {
@@ -97,6 +99,7 @@ impl Default for GateConfig {
             allow: BTreeMap::new(),
             exact: false,
             absent: Vec::new(),
+            allow_new: false,
         }
     }
 }
@@ -204,12 +207,25 @@ pub struct GateReport {
     pub only_in_current: Vec<String>,
     /// With `exact`, any change fails.
     pub exact: bool,
+    /// Rows on one side only are accepted.
+    pub allow_new: bool,
 }
 
 impl GateReport {
     /// Rows with a given verdict.
     pub fn count(&self, verdict: Verdict) -> usize {
         self.rows.iter().filter(|r| r.verdict == verdict).count()
+    }
+
+    /// Rows on one side only.
+    pub fn unmatched(&self) -> usize {
+        self.only_in_baseline.len() + self.only_in_current.len()
+    }
+
+    /// Whether the two sides hold different rows and that was not allowed: the gate cannot
+    /// decide (exit 2).
+    pub fn undecided(&self) -> bool {
+        self.unmatched() > 0 && !self.allow_new
     }
 
     /// Whether the gate fails: a regression, or with `exact` any change.
@@ -301,6 +317,7 @@ pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfi
         only_in_baseline: only_b,
         only_in_current: only_c,
         exact: config.exact,
+        allow_new: config.allow_new,
     }
 }
 

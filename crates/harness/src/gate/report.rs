@@ -1,6 +1,7 @@
 //! The gate's report for people (Markdown: the rows that changed, worst first) and for CI
 //! systems (JUnit XML: one test case per row).
 
+use crate::verdict::plural;
 use serde_json::Value;
 
 use super::{FALLING_FIGURES, FigureChange, GROWTH_FIGURES, GateReport, RowComparison, Verdict};
@@ -63,10 +64,19 @@ fn row_name(row: &RowComparison) -> String {
 
 /// One line saying how it went.
 pub fn gate_summary(report: &GateReport) -> String {
-    let verdict = if report.fails() { "FAILED" } else { "passed" };
+    let verdict = if report.undecided() {
+        format!(
+            "cannot decide, {} on one side only (--allow-new accepts them)",
+            plural(report.unmatched(), "row")
+        )
+    } else if report.fails() {
+        "FAILED".to_owned()
+    } else {
+        "passed".to_owned()
+    };
     format!(
-        "gate {verdict}: {} rows, {} regressed, {} improved, {} unchanged{}",
-        report.rows.len(),
+        "gate {verdict}: {} compared, {} regressed, {} improved, {} unchanged{}",
+        plural(report.rows.len(), "row"),
         report.count(Verdict::Regressed),
         report.count(Verdict::Improved),
         report.count(Verdict::Unchanged),
@@ -74,9 +84,23 @@ pub fn gate_summary(report: &GateReport) -> String {
     )
 }
 
-/// The rows that changed, worst first, as Markdown.
-pub fn gate_markdown(report: &GateReport) -> String {
-    let mut out = format!("### ctxbench gate\n\n{}\n", gate_summary(report));
+/// With `--update`: what the new baseline changes, in one line.
+pub fn update_summary(report: &GateReport, baseline: &str, rows: usize) -> String {
+    format!(
+        "updated {baseline} ({}): {} changed ({} worse, {} better), {} added, {} removed",
+        plural(rows, "row"),
+        plural(report.rows.iter().filter(|r| !r.changes.is_empty()).count(), "row"),
+        report.count(Verdict::Regressed),
+        report.count(Verdict::Improved),
+        report.only_in_current.len(),
+        report.only_in_baseline.len()
+    )
+}
+
+/// The rows that changed, worst first, as Markdown, under `headline` ([`gate_summary`] or
+/// [`update_summary`]).
+pub fn gate_markdown(report: &GateReport, headline: &str) -> String {
+    let mut out = format!("### ctxbench gate\n\n{headline}\n");
     let changed: Vec<&RowComparison> = report.rows.iter().filter(|r| !r.changes.is_empty()).collect();
     if !changed.is_empty() {
         out.push_str(

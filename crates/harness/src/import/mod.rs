@@ -151,6 +151,16 @@ fn import_with(
     let tools = body.conversation.tools.clone();
     let messages = body.conversation.into_messages();
     let mut walked = walk::walk(&messages, source_name)?;
+    if walked.answered_requests() == 0 {
+        return Err(Error::Input {
+            source_name: source_name.to_owned(),
+            at: "messages".into(),
+            msg: format!(
+                "nothing to import: {} but no user request the model answered; a scenario needs at least one",
+                crate::human::count(messages.len(), "message")
+            ),
+        });
+    }
     let facts = std::mem::take(&mut walked.finder).finish();
     let mut notes = std::mem::take(&mut walked.notes);
     let origin = Origin {

@@ -38,6 +38,14 @@ impl<W: std::io::Write> CsvRows<W> {
         CsvRows(csv::WriterBuilder::new().has_headers(false).from_writer(out), false)
     }
 
+    /// A writer that continues a file: its header is there already when `has_header`.
+    pub fn continuing(out: W, has_header: bool) -> CsvRows<W> {
+        CsvRows(
+            csv::WriterBuilder::new().has_headers(false).from_writer(out),
+            has_header,
+        )
+    }
+
     /// Writes one row (and the header first), and flushes it.
     pub fn write(&mut self, row: &impl Row) -> Result<(), csv::Error> {
         let map = row.columns();
@@ -54,16 +62,18 @@ impl<W: std::io::Write> CsvRows<W> {
     }
 }
 
-/// Reads rows back from CSV text (the figures' columns by name; unknown columns ignored).
-pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, csv::Error> {
+/// Reads rows back from CSV text (the figures' columns by name; unknown columns ignored). The
+/// error names the line and the column, in words.
+pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, String> {
     let mut reader = csv::Reader::from_reader(text.as_bytes());
-    let headers = reader.headers()?.clone();
+    let headers = reader.headers().map_err(|e| csv_words(&e, None, None))?.clone();
     let mut rows = Vec::new();
     for record in reader.records() {
-        let record = record?;
-        let Scenario { scenario } = record.deserialize(Some(&headers))?;
-        let settings: RunSettings = record.deserialize(Some(&headers))?;
-        let metrics: crate::metrics::RunMetrics = record.deserialize(Some(&headers))?;
+        let record = record.map_err(|e| csv_words(&e, None, None))?;
+        let words = |e: csv::Error| csv_words(&e, Some(&headers), Some(&record));
+        let Scenario { scenario } = record.deserialize(Some(&headers)).map_err(words)?;
+        let settings: RunSettings = record.deserialize(Some(&headers)).map_err(words)?;
+        let metrics: crate::metrics::RunMetrics = record.deserialize(Some(&headers)).map_err(words)?;
         rows.push(ResultRow {
             scenario,
             settings,
@@ -71,6 +81,37 @@ pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, csv::Error> {
         });
     }
     Ok(rows)
+}
+
+/// A CSV error in words: the line, the column by name, its value and what was wrong.
+fn csv_words(e: &csv::Error, headers: Option<&csv::StringRecord>, record: Option<&csv::StringRecord>) -> String {
+    let line = e.position().map(|p| p.line());
+    let at = line.map_or(String::new(), |l| format!("line {l}: "));
+    match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => {
+            let field = err.field().map(|f| f as usize);
+            let column = field
+                .and_then(|f| headers.and_then(|h| h.get(f)))
+                .map_or(String::new(), |c| format!("column `{c}`: "));
+            let value = field.and_then(|f| record.and_then(|r| r.get(f))).unwrap_or("");
+            let what = match err.kind() {
+                csv::DeserializeErrorKind::ParseFloat(_) => format!("`{value}` is not a number"),
+                csv::DeserializeErrorKind::ParseInt(_) => format!("`{value}` is not a whole number"),
+                csv::DeserializeErrorKind::ParseBool(_) => format!("`{value}` is not true or false"),
+                csv::DeserializeErrorKind::Message(m) => match m.strip_prefix("missing field `") {
+                    Some(name) => format!("the column `{}` is missing", name.trim_end_matches('`')),
+                    None => format!("`{value}`: {m}"),
+                },
+                other => other.to_string(),
+            };
+            format!("{at}{column}{what}")
+        }
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!("{at}{len} fields where the header has {expected_len}")
+        }
+        csv::ErrorKind::Utf8 { .. } => format!("{at}not UTF-8 text"),
+        _ => format!("{at}{e}"),
+    }
 }
 
 /// The figures a results file's header lacks (it was written by an older ctxbench), in the
@@ -97,18 +138,43 @@ struct Scenario {
     scenario: String,
 }
 
-/// Rows as one JSON document, with the assumptions every figure rests on.
-pub fn json<R: Row>(rows: &[R]) -> serde_json::Value {
-    let rows: Vec<serde_json::Map<String, serde_json::Value>> = rows.iter().map(Row::columns).collect();
+/// Past this many rows, results are written as JSON lines (`results.jsonl`), one row per line,
+/// instead of one `results.json` document that a reader must hold whole.
+pub const JSON_LINES_PAST: usize = 10_000;
+
+/// The assumptions every figure rests on, as the head of a JSON results file.
+fn json_head() -> serde_json::Map<String, serde_json::Value> {
     let untold: serde_json::Map<String, serde_json::Value> = FactKind::ALL
         .iter()
         .map(|k| (k.as_str().to_owned(), serde_json::json!(kept_untold(*k))))
         .collect();
-    serde_json::json!({
-        "schema_version": 1,
-        "summary_retention": {"told_to_keep": KEPT_WHEN_TOLD, "not_told": untold},
-        "results": rows,
-    })
+    let mut head = serde_json::Map::new();
+    head.insert("schema_version".into(), serde_json::json!(1));
+    head.insert(
+        "summary_retention".into(),
+        serde_json::json!({"told_to_keep": KEPT_WHEN_TOLD, "not_told": untold}),
+    );
+    head
+}
+
+/// Rows as one JSON document, with the assumptions every figure rests on.
+pub fn json<R: Row>(rows: &[R]) -> serde_json::Value {
+    let rows: Vec<serde_json::Map<String, serde_json::Value>> = rows.iter().map(Row::columns).collect();
+    let mut doc = json_head();
+    doc.insert("results".into(), serde_json::json!(rows));
+    serde_json::Value::Object(doc)
+}
+
+/// Rows as JSON lines: the head ([`json`] without its results) on the first line, then one row
+/// per line.
+pub fn json_lines<R: Row>(rows: &[R]) -> Result<Vec<u8>, serde_json::Error> {
+    let mut out = serde_json::to_vec(&json_head())?;
+    out.push(b'\n');
+    for row in rows {
+        serde_json::to_writer(&mut out, &row.columns())?;
+        out.push(b'\n');
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

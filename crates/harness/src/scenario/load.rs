@@ -19,9 +19,9 @@ use crate::scenario::FixtureTools;
 
 /// Reads and loads a scenario file.
 pub fn load_scenario(path: &std::path::Path, seed: u64) -> Result<Scenario, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let text = std::fs::read_to_string(path).map_err(|error| Error::Io {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     parse_scenario(&text, &path.display().to_string(), seed)
 }
@@ -169,6 +169,13 @@ impl Loader<'_> {
         }
         if requests.is_empty() {
             return Err(self.err(None, None, "the scenario has no requests"));
+        }
+        if file.window == Some(0) {
+            return Err(self.err(
+                None,
+                None,
+                "window is 0; give the model's context window in tokens (like 8000), or leave it out and pass --window",
+            ));
         }
         let system = file.system.map(|s| Message::new(Role::System, s));
         let mut scenario = Scenario {

@@ -20,9 +20,9 @@ pub use load::{load_scenario, parse_scenario};
 
 /// The scenario files of a folder: every `*.json` but `schema.json`, sorted by name.
 pub fn files_in(dir: &std::path::Path) -> Result<Vec<std::path::PathBuf>, crate::error::Error> {
-    let io = |source| crate::error::Error::Io {
+    let io = |error| crate::error::Error::Io {
         path: dir.to_owned(),
-        source,
+        error,
     };
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(io)? {

@@ -289,14 +289,7 @@ fn reason(
     why
 }
 
-/// `3 facts`, `1 fact`.
-pub(crate) fn plural(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
+pub(crate) use crate::human::count as plural;
 
 impl Objective {
     /// A total of the objective for people: `$0.0123`, `18,431 tokens`, `3 facts`, `6 model calls`.

@@ -1,0 +1,52 @@
+//! Ctrl-C during `compare` or `sweep`: the runs under way finish, no new one starts, and the
+//! command says how far it got and where the rows are, then exits 130 as a shell expects.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Context;
+
+/// Set once Ctrl-C was pressed.
+#[derive(Clone, Debug)]
+pub struct Interrupt(Arc<AtomicBool>);
+
+impl Interrupt {
+    /// Catches Ctrl-C for the rest of the process.
+    pub fn catch() -> anyhow::Result<Interrupt> {
+        let flag = Arc::new(AtomicBool::new(false));
+        let on_signal = flag.clone();
+        ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot catch Ctrl-C")?;
+        Ok(Interrupt(flag))
+    }
+
+    /// Whether Ctrl-C was pressed.
+    pub fn pressed(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// The exit code of a command stopped by Ctrl-C (128 + SIGINT).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Says how far the runs got and how to go on; the exit code.
+pub fn stopped(done: usize, planned: usize, partial: &Path, resume: Option<&str>) -> ExitCode {
+    eprintln!(
+        "interrupted: {} of {} in {}",
+        ctxbench_harness::human::thousands(done as u64),
+        ctxbench_harness::human::count(planned, "run"),
+        partial.display()
+    );
+    if let Some(how) = resume {
+        eprintln!("{how}");
+    }
+    let earlier = partial.with_file_name("results.csv");
+    if earlier.exists() {
+        eprintln!(
+            "the other reports in {} are those of an earlier run",
+            partial.parent().map_or_else(|| ".".into(), |d| d.display().to_string())
+        );
+    }
+    ExitCode::from(EXIT_INTERRUPTED)
+}
