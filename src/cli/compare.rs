@@ -7,9 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::parse_strategy_list;
-use ctxbench_harness::report::{
-    CsvRows, Labels, ResultRow, Style, csv, json, verdict_json, verdict_markdown, verdict_text,
-};
+use ctxbench_harness::report::{CsvRows, Labels, ResultRow, Style, csv, json, verdict_markdown, verdict_text};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES};
 use ctxbench_harness::sweep::dedup_by;
@@ -156,8 +154,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         settings: &settings,
         table: &rows,
         trace_names: &trace_names,
+        verdicts: Some((&verdicts, &suite)),
+        descriptions: scenarios
+            .iter()
+            .map(|s| (s.name.clone(), s.description.clone()))
+            .collect(),
+        note: "",
         plots: !args.no_plots,
-        verdict: Some((serde_json::to_string_pretty(&verdict_json(&verdicts, &suite))? + "\n").into_bytes()),
     })?;
 
     let stdout = match args.format {

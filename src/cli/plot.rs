@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_harness::plot::{Chart, charts, png, svg};
-use ctxbench_harness::report::{ResultRow, read_csv};
+use ctxbench_harness::report::{InlineChart, ResultRow, png_element, read_csv, svg_element};
 use ctxbench_harness::trace::CallRecord;
 
 use super::files::write_atomic;
@@ -110,14 +110,18 @@ pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The charts of a report: the Markdown that embeds them, the `(title, svg)` pairs for the HTML
-/// page, and the names of the files written under plots/.
+/// The charts of a report: the Markdown that embeds them, the charts of the HTML page, and the
+/// names of the files written under plots/.
 #[derive(Default)]
 pub struct ReportCharts {
     pub markdown: String,
-    pub inline: Vec<(String, String)>,
+    pub inline: Vec<InlineChart>,
     pub files: Vec<String>,
 }
+
+/// Past this many rows, the page shows each chart as its PNG: an SVG of every configuration
+/// of a large sweep would weigh megabytes.
+const SVG_UP_TO_ROWS: usize = 2_000;
 
 /// Draws the charts of a run into `out/plots`.
 pub fn report_charts(traces: &[Vec<CallRecord>], rows: &[ResultRow], out: &Path) -> anyhow::Result<ReportCharts> {
@@ -127,7 +131,16 @@ pub fn report_charts(traces: &[Vec<CallRecord>], rows: &[ResultRow], out: &Path)
     let mut inline = Vec::with_capacity(charts.len());
     for (chart, text) in charts.iter().zip(svgs) {
         markdown.push_str(&format!("![{}](plots/{}.svg)\n\n", chart.title, chart.name));
-        inline.push((chart.title.clone(), text));
+        let body = if rows.len() > SVG_UP_TO_ROWS {
+            png_element(&png(chart)?, &chart.title)
+        } else {
+            svg_element(&text)
+        };
+        inline.push(InlineChart {
+            scenario: chart.scenario.clone(),
+            title: chart.title.clone(),
+            body,
+        });
     }
     let files = charts
         .iter()

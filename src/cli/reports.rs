@@ -5,6 +5,8 @@ use std::path::Path;
 
 use anyhow::Context;
 
+use ctxbench_harness::verdict::{Suite, Verdict};
+
 use super::files::write_atomic;
 
 /// What a finished `compare` or `sweep` leaves in its output folder.
@@ -25,8 +27,12 @@ pub struct Reports<'a> {
     pub table: &'a [ctxbench_harness::report::ResultRow],
     /// The file names under traces/ this run wrote.
     pub trace_names: &'a [String],
-    /// verdict.json (compare's; a sweep has none).
-    pub verdict: Option<Vec<u8>>,
+    /// The verdicts, for `compare` (written to verdict.json and put first on the page).
+    pub verdicts: Option<(&'a [Verdict<'a>], &'a Suite)>,
+    /// Each scenario's description, by name.
+    pub descriptions: Vec<(String, String)>,
+    /// What the page says above each scenario's table when there are no verdicts.
+    pub note: &'a str,
     /// Whether to draw the charts (`--no-plots`: none, and plots/ emptied of earlier ones).
     pub plots: bool,
 }
@@ -36,7 +42,7 @@ pub struct Reports<'a> {
 /// earlier run into the same folder left and this one did not write, and returns how many
 /// files that was.
 pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
-    use ctxbench_harness::report::{JSON_LINES_PAST, csv, html, json, json_lines};
+    use ctxbench_harness::report::{JSON_LINES_PAST, Page, csv, html, json, json_lines, verdict_json};
     write_atomic(&r.out.join("results.csv"), &csv(r.rows)?)?;
     let partial = r.out.join("results.csv.partial");
     std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
@@ -54,8 +60,11 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
     }
     stale += remove_if_present(&other)?;
     let verdict = r.out.join("verdict.json");
-    match &r.verdict {
-        Some(bytes) => write_atomic(&verdict, bytes)?,
+    match r.verdicts {
+        Some((verdicts, suite)) => write_atomic(
+            &verdict,
+            (serde_json::to_string_pretty(&verdict_json(verdicts, suite))? + "\n").as_bytes(),
+        )?,
         None => stale += remove_if_present(&verdict)?,
     }
     let charts = if r.plots {
@@ -66,7 +75,16 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
     write_atomic(&r.out.join("summary.md"), (r.summary + &charts.markdown).as_bytes())?;
     write_atomic(
         &r.out.join("index.html"),
-        html(r.title, r.settings, r.table, &charts.inline).as_bytes(),
+        html(&Page {
+            title: r.title,
+            settings: r.settings,
+            rows: r.table,
+            verdicts: r.verdicts,
+            descriptions: &r.descriptions,
+            charts: &charts.inline,
+            note: r.note,
+        })
+        .as_bytes(),
     )?;
     stale += prune(&r.out.join("plots"), &charts.files, &["png", "svg"])?;
     stale += prune(&r.out.join("traces"), r.trace_names, &["jsonl"])?;

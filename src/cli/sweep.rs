@@ -274,7 +274,12 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         table: &best,
         trace_names: &[],
         plots: !args.no_plots,
-        verdict: None,
+        verdicts: None,
+        descriptions: scenarios
+            .iter()
+            .map(|s| (s.name.clone(), s.description.clone()))
+            .collect(),
+        note: "The best configuration of this scenario; every configuration is in results.csv.",
     })?;
     if let Some(note) = stale_note(&args.out, stale) {
         eprintln!("{note}");

@@ -17,6 +17,7 @@ mod plots;
 mod properties;
 mod render;
 mod renders;
+mod report_browser;
 mod rough_edges;
 mod scenario_files;
 mod scenarios;

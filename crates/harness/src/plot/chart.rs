@@ -80,6 +80,8 @@ pub struct Panel {
 /// of small multiples beside it, on one shared scale.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chart {
+    /// The scenario it shows.
+    pub scenario: String,
     /// A file-name stem (`well-bike-shop-return`).
     pub name: String,
     /// The title.
@@ -103,8 +105,9 @@ pub struct Chart {
 }
 
 impl Chart {
-    fn new(name: String, title: String, x_label: &str, y_label: &str) -> Chart {
+    fn new(scenario: &str, name: String, title: String, x_label: &str, y_label: &str) -> Chart {
         Chart {
+            scenario: scenario.to_owned(),
             name,
             title,
             x_label: x_label.into(),
@@ -164,6 +167,7 @@ fn per_call(
     value: fn(&CallRecord) -> u64,
 ) -> Chart {
     let mut chart = Chart::new(
+        scenario,
         format!("{name}-{}", safe(scenario)),
         format!("{scenario}: {title}"),
         "model call (number)",
@@ -209,6 +213,24 @@ pub fn well(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
             });
         }
     }
+    // A run that stopped ends in a label saying why.
+    for trace in traces {
+        let Some(last) = trace.last() else { continue };
+        let why = match last.outcome {
+            Outcome::Overflow => "stopped: overflow",
+            Outcome::PairingError => "stopped: pairing broken",
+            Outcome::Error => "stopped: model error",
+            Outcome::Ok | Outcome::Truncated => continue,
+        };
+        let label = Label {
+            at: (last.call as f64, last.true_tokens as f64),
+            text: why.into(),
+        };
+        if !chart.labels.contains(&label) {
+            chart.labels.push(label);
+        }
+    }
+    fold_coinciding(&mut chart);
     if let Some(first) = traces.first().and_then(|t| t.first()) {
         chart.rules.push(Rule {
             y: first.window as f64,
@@ -220,6 +242,31 @@ pub fn well(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
         });
     }
     chart
+}
+
+/// Series that coincide, point for point, drawn once under all their names (a line hidden
+/// under another would read as a missing strategy); likewise panels of identical bars.
+fn fold_coinciding(chart: &mut Chart) {
+    let mut series: Vec<Series> = Vec::with_capacity(chart.series.len());
+    for s in chart.series.drain(..) {
+        match series.iter_mut().find(|t| t.points == s.points && t.style == s.style) {
+            Some(same) => same.name = format!("{}, {}", same.name, s.name),
+            None => series.push(s),
+        }
+    }
+    chart.series = series;
+    let mut panels: Vec<Panel> = Vec::with_capacity(chart.panels.len());
+    for p in chart.panels.drain(..) {
+        match panels.iter_mut().find(|q| q.bars == p.bars) {
+            Some(same) => {
+                let (names, total) = same.title.rsplit_once(" · ").unwrap_or((&same.title, ""));
+                let name = p.title.rsplit_once(" · ").map_or(p.title.as_str(), |(n, _)| n);
+                same.title = format!("{names}, {name} · {total}");
+            }
+            None => panels.push(p),
+        }
+    }
+    chart.panels = panels;
 }
 
 /// A strategy's name in a picture: its stages with the parameters that differ from their
@@ -251,6 +298,7 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
         )
     };
     let mut chart = Chart::new(
+        scenario,
         format!("bill-{}", safe(scenario)),
         format!("{scenario}: {title}"),
         "model call (number)",
@@ -292,6 +340,7 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
             bars,
         });
     }
+    fold_coinciding(&mut chart);
     chart
 }
 
@@ -312,6 +361,7 @@ pub fn tokens_and_cost(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
         .map(|r| (r.metrics.tokens_sent as f64, r.metrics.cost_usd.unwrap_or(0.0)))
         .collect();
     let mut chart = Chart::new(
+        scenario,
         format!("cost-{}", safe(scenario)),
         format!("{scenario}: tokens sent against cost"),
         "tokens sent (true tokens)",
@@ -383,12 +433,14 @@ pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Opti
     keeps.dedup();
     let title = |what: &str| format!("{scenario} · {strategy}: {what} by threshold");
     let mut tokens = Chart::new(
+        scenario,
         format!("sweep-tokens-{}-{}", safe(scenario), safe(strategy)),
         title("tokens sent"),
         "threshold (fraction of the window)",
         "tokens sent (true tokens)",
     );
     let mut facts = Chart::new(
+        scenario,
         format!("sweep-facts-{}-{}", safe(scenario), safe(strategy)),
         title("facts lost"),
         "threshold (fraction of the window)",
@@ -452,6 +504,7 @@ pub fn frontier(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
         .map(|r| (r.metrics.tokens_sent as f64, r.metrics.facts_lost as f64))
         .collect();
     let mut chart = Chart::new(
+        scenario,
         format!("frontier-{}", safe(scenario)),
         format!("{scenario}: tokens sent against facts lost"),
         "tokens sent (true tokens)",

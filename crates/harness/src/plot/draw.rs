@@ -117,15 +117,11 @@ fn axis_format(whole: bool, span: f64) -> impl Fn(&f64) -> String {
     }
 }
 
-const PALETTE: [RGBColor; 7] = [
-    RGBColor(0, 114, 178),
-    RGBColor(213, 94, 0),
-    RGBColor(0, 158, 115),
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-    RGBColor(230, 159, 0),
-    RGBColor(0, 0, 0),
-];
+/// A series' colour: its strategy's, the same in every chart ([`super::colour`]).
+fn series_colour(name: &str) -> RGBColor {
+    let (r, g, b) = super::colour::colour(name);
+    RGBColor(r, g, b)
+}
 
 /// Why a chart could not be drawn.
 #[derive(Debug, thiserror::Error)]
@@ -260,7 +256,7 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
         .map_err(err)?;
     }
     for (k, series) in chart.series.iter().enumerate() {
-        let color = PALETTE[k % PALETTE.len()];
+        let color = series_colour(&series.name);
         let line = color.stroke_width(2);
         let filled = color.filled();
         if series.style == Style::Line {
@@ -312,7 +308,7 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
                 .draw(&PathElement::new(vec![(x, y), (x + 24, y)], rule_style(k)))
                 .map_err(err)?,
             Glyph::Series(k) => {
-                let color = PALETTE[k % PALETTE.len()];
+                let color = series_colour(&chart.series[k].name);
                 bottom
                     .draw(&PathElement::new(vec![(x, y), (x + 24, y)], color.stroke_width(2)))
                     .map_err(err)?;

@@ -7,7 +7,7 @@ mod row;
 mod table;
 mod verdict;
 
-pub use html::html;
+pub use html::{InlineChart, Page, html, png_element, svg_element};
 pub use row::{ResultRow, Row};
 pub use table::{markdown, table};
 pub use verdict::{

@@ -181,18 +181,38 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: Objective, labels: &Label
     out
 }
 
-/// The same in Markdown: a heading, the table with a `why` column, and the verdict.
-pub fn scenario_markdown(verdict: &Verdict<'_>, objective: Objective, labels: &Labels) -> String {
+/// One line of a table of runs, for the page: its cells, its strategies' labels joined by ", ",
+/// and whether it is out of the ranking.
+pub(crate) struct RunLine {
+    pub cells: Vec<String>,
+    pub strategies: String,
+    pub out: bool,
+}
+
+/// A scenario's table with a `why not` column: headers, and a line per group.
+pub(crate) fn scenario_cells(verdict: &Verdict<'_>, labels: &Labels) -> (Vec<&'static str>, Vec<RunLine>) {
     let mut headers = HEADERS.to_vec();
     headers.push("why not");
-    let rows: Vec<Vec<String>> = ranked_groups(verdict, labels)
+    let rows = ranked_groups(verdict, labels)
         .into_iter()
         .map(|(rank, names, group)| {
-            let mut row = cells(rank, names.join(", "), group.metrics());
+            let names = names.join(", ");
+            let mut row = cells(rank, names.clone(), group.metrics());
             row.push(group.why.clone().unwrap_or_default());
-            row
+            RunLine {
+                cells: row,
+                strategies: names,
+                out: rank.is_none(),
+            }
         })
         .collect();
+    (headers, rows)
+}
+
+/// The same in Markdown: a heading, the table with a `why not` column, and the verdict.
+pub fn scenario_markdown(verdict: &Verdict<'_>, objective: Objective, labels: &Labels) -> String {
+    let (headers, rows) = scenario_cells(verdict, labels);
+    let rows: Vec<Vec<String>> = rows.into_iter().map(|line| line.cells).collect();
     format!(
         "### {}\n\n{}\n**Verdict:** {}.\n",
         heading(verdict),
@@ -266,7 +286,7 @@ const SUITE_HEADERS: [&str; 6] = [
 ];
 
 /// The leaderboard's rows.
-fn suite_rows(suite: &Suite, labels: &Labels) -> Vec<Vec<String>> {
+pub(crate) fn suite_rows(suite: &Suite, labels: &Labels) -> Vec<Vec<String>> {
     suite
         .leaderboard
         .iter()
