@@ -137,6 +137,7 @@ pub fn report_charts(traces: &[Vec<CallRecord>], rows: &[ResultRow], out: &Path)
             svg_element(&text)
         };
         inline.push(InlineChart {
+            name: chart.name.clone(),
             scenario: chart.scenario.clone(),
             title: chart.title.clone(),
             body,

@@ -135,7 +135,14 @@ impl Chart {
             xs().fold(f64::NEG_INFINITY, f64::max),
         );
         let (x_min, x_max) = if x_min.is_finite() { (x_min, x_max) } else { (0.0, 1.0) };
-        let pad = ((x_max - x_min) * 0.04).max(0.5);
+        // Fitted to the data: half a step around whole numbers (calls), 4% around fractions.
+        let whole = xs().all(|x| x.fract() == 0.0);
+        let span = x_max - x_min;
+        let pad = match (whole, span > 0.0) {
+            (true, _) => 0.5,
+            (false, true) => span * 0.04,
+            (false, false) => (x_max.abs() * 0.05).max(0.01),
+        };
         let y_max = ys.fold(0.0f64, f64::max);
         let y_max = if y_max > 0.0 { y_max } else { 1.0 };
         (x_min - pad, x_max + pad, 0.0, y_max * 1.1)
@@ -431,7 +438,7 @@ pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Opti
     let mut keeps: Vec<usize> = rows.iter().map(|r| r.settings.keep_recent_turns).collect();
     keeps.sort_unstable();
     keeps.dedup();
-    let title = |what: &str| format!("{scenario} · {strategy}: {what} by threshold");
+    let title = |what: &str| format!("{scenario} · {}: {what} by threshold", short(strategy));
     let mut tokens = Chart::new(
         scenario,
         format!("sweep-tokens-{}-{}", safe(scenario), safe(strategy)),
@@ -467,6 +474,8 @@ pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Opti
             style: Style::Line,
         });
     }
+    fold_coinciding(&mut tokens);
+    fold_coinciding(&mut facts);
     Some([tokens, facts])
 }
 

@@ -13,6 +13,8 @@ use crate::verdict::{Suite, Verdict};
 /// A chart as the page shows it.
 #[derive(Clone, Debug)]
 pub struct InlineChart {
+    /// Its file-name stem (`cost-lunch-break`).
+    pub name: String,
     /// The scenario it belongs to.
     pub scenario: String,
     /// Its title.
@@ -349,10 +351,18 @@ pub fn html(page: &Page<'_>) -> String {
             .cloned()
             .collect();
         let charts: Vec<&InlineChart> = page.charts.iter().filter(|c| c.scenario == *name).collect();
-        if charts.is_empty() {
-            out.push_str("<p>No chart for this scenario: charts were not drawn (--no-plots), or there was nothing to draw.</p>\n");
+        if page.charts.is_empty() {
+            out.push_str("<p>No charts: they were not drawn (--no-plots).</p>\n");
+        } else if charts.is_empty() {
+            out.push_str("<p>No chart for this scenario: nothing in its runs to draw.</p>\n");
         } else {
             out.push_str(&chips(&mine));
+        }
+        // A chart a reader would look for, and why it is not there.
+        if !charts.is_empty() && page.verdicts.is_some() && !charts.iter().any(|c| c.name.starts_with("cost-")) {
+            out.push_str(
+                "<p class=\"settings\">No chart of tokens sent against cost: it needs two runs or more that completed, with a price.</p>\n",
+            );
         }
         for chart in charts {
             out.push_str(&format!(
