@@ -13,8 +13,9 @@
 //! - [`sim`]: the simulated world: the scripted model and the server in front of it.
 //! - [`run`]: one scenario × one [`RunSettings`], simulated or against a live model.
 //! - [`trace`] and [`metrics`]: one line per call, and the figures, a pure function of them.
-//! - [`report`], [`plot`], [`gate`], [`sweep`]: rows and their exporters, charts, the baseline
-//!   gate, grids of settings.
+//! - [`verdict`]: which runs qualify, how they rank, the suite's pick.
+//! - [`report`], [`plot`], [`gate`], [`sweep`]: rows and their exporters (verdicts among them),
+//!   charts, the baseline gate, grids of settings.
 //! - [`import`] and [`http`]: logged conversations to scenarios; live endpoints both ways.
 //! - [`human`]: numbers for people.
 
@@ -28,6 +29,7 @@ pub mod import;
 pub mod metrics;
 pub mod plot;
 pub mod report;
+mod row;
 pub mod run;
 pub mod scenario;
 pub mod settings;

@@ -117,9 +117,9 @@ fn axis_format(whole: bool, span: f64) -> impl Fn(&f64) -> String {
     }
 }
 
-/// A series' colour: its strategy's, the same in every chart ([`super::colour`]).
+/// A series' colour: its strategy's, the same in every chart ([`crate::report::colour`]).
 fn series_colour(name: &str) -> RGBColor {
-    let (r, g, b) = super::colour::colour(name);
+    let (r, g, b) = crate::report::colour::colour(name);
     RGBColor(r, g, b)
 }
 

@@ -4,7 +4,6 @@
 //! lost. [`chart`] builds them as data; [`draw`] renders SVG and PNG.
 
 pub mod chart;
-pub mod colour;
 pub mod draw;
 
 pub use chart::{Chart, bill, by_scenario, frontier, pareto, sweep_curves, tokens_and_cost, well};

@@ -5,9 +5,9 @@
 //! them. Self-contained: SVG (or, for very large reports, PNG) inline, a little inline script,
 //! no external asset.
 
+use super::colour::hex;
 use super::verdict::{Labels, RunLine, scenario_cells, suite_rows, verdict_line};
 use super::{ResultRow, table::cells_for_html};
-use crate::plot::colour::hex;
 use crate::verdict::{Suite, Verdict};
 
 /// A chart as the page shows it.

@@ -2,13 +2,13 @@
 //! Machine formats (CSV, JSON) carry raw numbers with the unit in the field name; the table and
 //! Markdown format numbers for people through [`crate::human`].
 
+pub mod colour;
 mod html;
-mod row;
 mod table;
 mod verdict;
 
+pub use crate::row::{ResultRow, Row};
 pub use html::{InlineChart, Page, html, png_element, svg_element};
-pub use row::{ResultRow, Row};
 pub use table::{markdown, table};
 pub use verdict::{
     Labels, Style, scenario_markdown, scenario_text, suite_markdown, suite_text, verdict_json, verdict_line,

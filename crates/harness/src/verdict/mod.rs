@@ -14,7 +14,7 @@ pub(crate) use suite::{plural, relative};
 
 use crate::billing::price::picodollars;
 use crate::metrics::RunMetrics;
-use crate::report::ResultRow;
+use crate::row::ResultRow;
 
 /// What "best" means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
