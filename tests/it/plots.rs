@@ -79,6 +79,28 @@ fn the_well_shows_each_call_the_window_and_what_happened() {
 }
 
 #[test]
+fn lines_that_coincide_are_drawn_once_and_a_stopped_run_says_why() {
+    // On the bike-shop chat, none, mask and window never compact: the same calls, the same sizes.
+    let (traces, _) = bike_shop(&["none", "mask", "window", "drop"]);
+    let refs: Vec<&Vec<CallRecord>> = traces.iter().collect();
+    let chart = well("bike-shop-return", &refs);
+    assert_eq!(
+        chart.series.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        ["none, mask, window", "drop"]
+    );
+    let stopped: Vec<&str> = chart.labels.iter().map(|l| l.text.as_str()).collect();
+    assert_eq!(stopped, ["stopped: overflow"], "one label for the three runs that stopped together");
+    let bill = bill("bike-shop-return", &refs, &|_| None);
+    assert_eq!(bill.panels.len(), 2, "identical panels folded too");
+    assert!(bill.panels[0].title.starts_with("none, mask, window · "), "{}", bill.panels[0].title);
+    // Each strategy keeps its colour whatever else is drawn beside it.
+    use ctxbench_harness::report::colour::hex;
+    let text = svg(&chart).expect("draws");
+    assert!(text.contains(&hex("drop")) && text.contains(&hex("none")));
+    assert_ne!(hex("drop"), hex("none"));
+}
+
+#[test]
 fn pictures_are_the_same_every_time() {
     let (traces, rows) = bike_shop(&["none", "truncate+drop", "mask+drop"]);
     let all = charts(&traces, &rows);

@@ -135,11 +135,12 @@ impl Chart {
             xs().fold(f64::NEG_INFINITY, f64::max),
         );
         let (x_min, x_max) = if x_min.is_finite() { (x_min, x_max) } else { (0.0, 1.0) };
-        // Fitted to the data: half a step around whole numbers (calls), 4% around fractions.
+        // Fitted to the data: 4% of the span around it, at least half a step around whole
+        // numbers (calls).
         let whole = xs().all(|x| x.fract() == 0.0);
         let span = x_max - x_min;
         let pad = match (whole, span > 0.0) {
-            (true, _) => 0.5,
+            (true, _) => (span * 0.04).max(0.5),
             (false, true) => span * 0.04,
             (false, false) => (x_max.abs() * 0.05).max(0.01),
         };
