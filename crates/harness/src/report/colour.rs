@@ -24,13 +24,13 @@ const STANDARD: [(u8, u8, u8); 10] = [
 /// The colours left for other strategies and series.
 const OTHERS: [(u8, u8, u8); 8] = [
     (68, 170, 153),
-    (221, 204, 119),
-    (170, 68, 153),
+    (187, 85, 102),
+    (0, 68, 136),
+    (221, 170, 51),
     (17, 119, 51),
-    (136, 204, 238),
-    (102, 17, 0),
+    (102, 51, 0),
     (119, 119, 119),
-    (204, 102, 119),
+    (238, 102, 119),
 ];
 
 /// The colour of a series, by its name (a strategy's canonical or short name, or a list of
