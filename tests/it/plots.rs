@@ -89,10 +89,18 @@ fn lines_that_coincide_are_drawn_once_and_a_stopped_run_says_why() {
         ["none, mask, window", "drop"]
     );
     let stopped: Vec<&str> = chart.labels.iter().map(|l| l.text.as_str()).collect();
-    assert_eq!(stopped, ["stopped: overflow"], "one label for the three runs that stopped together");
+    assert_eq!(
+        stopped,
+        ["stopped: overflow"],
+        "one label for the three runs that stopped together"
+    );
     let bill = bill("bike-shop-return", &refs, &|_| None);
     assert_eq!(bill.panels.len(), 2, "identical panels folded too");
-    assert!(bill.panels[0].title.starts_with("none, mask, window · "), "{}", bill.panels[0].title);
+    assert!(
+        bill.panels[0].title.starts_with("none, mask, window · "),
+        "{}",
+        bill.panels[0].title
+    );
     // Each strategy keeps its colour whatever else is drawn beside it.
     use ctxbench_harness::report::colour::hex;
     let text = svg(&chart).expect("draws");

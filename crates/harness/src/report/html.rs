@@ -210,6 +210,18 @@ fn chips(names: &[String]) -> String {
     out
 }
 
+/// The charts every scenario's section has when its runs allow, and what it says without one.
+const MISSING: [(&str, &str); 2] = [
+    (
+        "cost-",
+        "No chart of tokens sent against cost: it needs two runs or more that completed, with a price.",
+    ),
+    (
+        "frontier-",
+        "No frontier of tokens sent against facts lost: no run of this scenario completed.",
+    ),
+];
+
 /// `id` of a scenario's section.
 fn anchor(k: usize) -> String {
     format!("scenario-{}", k + 1)
@@ -359,10 +371,12 @@ pub fn html(page: &Page<'_>) -> String {
             out.push_str(&chips(&mine));
         }
         // A chart a reader would look for, and why it is not there.
-        if !charts.is_empty() && page.verdicts.is_some() && !charts.iter().any(|c| c.name.starts_with("cost-")) {
-            out.push_str(
-                "<p class=\"settings\">No chart of tokens sent against cost: it needs two runs or more that completed, with a price.</p>\n",
-            );
+        if !page.charts.is_empty() {
+            for (kind, why) in MISSING {
+                if !charts.iter().any(|c| c.name.starts_with(kind)) {
+                    out.push_str(&format!("<p class=\"settings\">{why}</p>\n"));
+                }
+            }
         }
         for chart in charts {
             out.push_str(&format!(
