@@ -153,6 +153,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         title: "ctxbench compare",
         settings: &settings,
         table: &rows,
+        written: None,
         trace_names: &trace_names,
         verdicts: Some((&verdicts, &suite)),
         descriptions: scenarios

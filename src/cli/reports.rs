@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 
 use ctxbench_harness::verdict::{Suite, Verdict};
 
@@ -13,8 +13,11 @@ use super::files::write_atomic;
 pub struct Reports<'a> {
     /// The output folder.
     pub out: &'a Path,
-    /// Every row, in its final order.
+    /// Every row, in its final order; with `written`, those the run held (none past a size).
     pub rows: &'a [ctxbench_harness::report::ResultRow],
+    /// `Some(n)`: the caller wrote `results.csv` (its `n` rows, in order) itself, and `rows`
+    /// may hold fewer.
+    pub written: Option<usize>,
     /// The runs' traces (none for a sweep).
     pub traces: &'a [Vec<ctxbench_harness::trace::CallRecord>],
     /// `summary.md` before its charts.
@@ -42,23 +45,50 @@ pub struct Reports<'a> {
 /// earlier run into the same folder left and this one did not write, and returns how many
 /// files that was.
 pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
-    use ctxbench_harness::report::{JSON_LINES_PAST, Page, csv, html, json, json_lines, verdict_json};
-    write_atomic(&r.out.join("results.csv"), &csv(r.rows)?)?;
-    let partial = r.out.join("results.csv.partial");
-    std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
-    let mut stale = 0;
-    // A large grid's rows as JSON lines, which a reader can stream.
-    let (json_file, other) = if r.rows.len() > JSON_LINES_PAST {
-        (r.out.join("results.jsonl"), r.out.join("results.json"))
-    } else {
-        (r.out.join("results.json"), r.out.join("results.jsonl"))
+    use ctxbench_harness::report::{
+        JSON_LINES_PAST, Page, csv, csv_rows, html, json_document, json_lines, verdict_json,
     };
-    if r.rows.len() > JSON_LINES_PAST {
-        write_atomic(&json_file, &json_lines(r.rows)?)?;
-    } else {
-        write_atomic(&json_file, serde_json::to_string_pretty(&json(r.rows))?.as_bytes())?;
+    let results = r.out.join("results.csv");
+    if r.written.is_none() {
+        write_atomic(&results, &csv(r.rows)?)?;
+        let partial = r.out.join("results.csv.partial");
+        std::fs::remove_file(&partial).with_context(|| format!("cannot remove {}", partial.display()))?;
     }
-    stale += remove_if_present(&other)?;
+    let rows = r.written.unwrap_or(r.rows.len());
+    let mut stale = 0;
+    // The rows as JSON, read back from results.csv a row at a time when the caller wrote it;
+    // past a size as JSON lines, which a reader can stream too.
+    let lines = rows > JSON_LINES_PAST;
+    let (name, other) = if lines {
+        ("results.jsonl", "results.json")
+    } else {
+        ("results.json", "results.jsonl")
+    };
+    let target = r.out.join(name);
+    let tmp = r.out.join(format!("{name}.tmp"));
+    let file = std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let out = std::io::BufWriter::new(file);
+    let mut failed = None;
+    let written = match r.written {
+        Some(_) => {
+            let file = std::fs::File::open(&results).with_context(|| format!("cannot read {}", results.display()))?;
+            let read = csv_rows(std::io::BufReader::new(file)).map_err(anyhow::Error::msg)?;
+            let read = read.map_while(|row| row.map_err(|e| failed = Some(e)).ok());
+            if lines {
+                json_lines(read, out)
+            } else {
+                json_document(read, out)
+            }
+        }
+        None if lines => json_lines(r.rows, out),
+        None => json_document(r.rows, out),
+    };
+    written.with_context(|| format!("cannot write {}", tmp.display()))?;
+    if let Some(e) = failed {
+        bail!("{}: {e}", results.display());
+    }
+    std::fs::rename(&tmp, &target).with_context(|| format!("cannot move {} to {}", tmp.display(), target.display()))?;
+    stale += remove_if_present(&r.out.join(other))?;
     let verdict = r.out.join("verdict.json");
     match r.verdicts {
         Some((verdicts, suite)) => write_atomic(

@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
@@ -160,6 +159,14 @@ impl SweepArgs {
     }
 }
 
+/// Rows held in memory for the charts; past this many the sweep holds none (its rows are on
+/// disk, in order, and its JSON is read back from there) and draws no per-configuration chart.
+const HOLD_UP_TO: usize = 2_000;
+
+/// Runs go to the threads this many at a time, and their rows to disk in order after each block:
+/// memory is bounded by the block, whatever the size of the grid.
+const BLOCK: usize = 4096;
+
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let priced = args.server.bill.price.0.is_some();
     let objective = Objective::resolve(args.objective.as_deref(), priced).map_err(anyhow::Error::msg)?;
@@ -168,50 +175,68 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     for note in grid.dedup() {
         eprintln!("note: {note}");
     }
-    let configs = grid.configs()?;
-    if configs.is_empty() {
+    let layout = grid.layout()?;
+    if layout.is_empty() {
         bail!("no configuration to run: every --target is above every --threshold (a target is at most its threshold)");
     }
-    let scenarios = args.scenarios.load(args.server.seed)?;
-    let mut plan = Vec::new();
+    let mut scenarios = args.scenarios.load(args.server.seed)?;
+    // Scenario outermost, then the layout: the order the rows are kept in.
+    scenarios.sort_by(|a, b| a.name.cmp(&b.name));
     for scenario in &scenarios {
-        for settings in &configs {
-            plan.push((scenario, settings.resolved(scenario)?));
-        }
+        layout.config(0).resolved(scenario)?;
     }
-    let grid_size = plan.len();
-    let plan: Vec<_> = plan
-        .into_iter()
-        .enumerate()
-        .filter(|(k, _)| shard.is_none_or(|s| s.takes(*k)))
-        .map(|(_, p)| p)
-        .collect();
+    let grid_size = scenarios.len() * layout.len();
+    // The grid indices this shard runs, in order, as a count and a k-th.
+    let planned = shard.map_or(grid_size, |s| {
+        grid_size / s.count + usize::from(grid_size % s.count >= s.index)
+    });
+    let index_of = |j: usize| shard.map_or(j, |s| j * s.count + s.index - 1);
+    let run_at = |k: usize| -> anyhow::Result<ResultRow> {
+        let scenario = &scenarios[k / layout.len()];
+        let settings = layout.config(k % layout.len()).resolved(scenario)?;
+        let result = run_scenario(scenario, &settings, &mut |_| {})?;
+        Ok(ResultRow::new(&scenario.name, settings, result.metrics))
+    };
 
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let (done, stream) = if args.resume {
-        resumed(&partial, &plan)?
+    let mut kept = Kept::new(objective);
+    let (resumed, mut stream) = if args.resume {
+        resumed(&partial, planned, &mut |j, row| {
+            let expected = {
+                let k = index_of(j);
+                let scenario = &scenarios[k / layout.len()];
+                (
+                    scenario.name.as_str(),
+                    layout.config(k % layout.len()).resolved(scenario)?,
+                )
+            };
+            if row.scenario != expected.0 || row.settings != expected.1 {
+                bail!(
+                    "cannot resume: {} does not hold the runs this sweep plans (row {} is {} · {}); resume with the flags of the interrupted sweep, or run without --resume",
+                    partial.display(),
+                    j + 1,
+                    row.scenario,
+                    row.settings.strategy
+                );
+            }
+            kept.add(row);
+            Ok(())
+        })?
     } else {
         let file = std::fs::File::create(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
-        (Vec::new(), CsvRows::new(file))
+        (0, CsvRows::new(file))
     };
-    let planned = plan.len();
-    let finished: std::collections::BTreeSet<String> = done.iter().map(|r| run_key(&r.scenario, &r.settings)).collect();
-    let plan: Vec<_> = plan
-        .into_iter()
-        .filter(|(scenario, settings)| !finished.contains(&run_key(&scenario.name, settings)))
-        .collect();
     if args.resume {
         eprintln!(
             "resuming: {} of {} already in {}",
-            done.len(),
+            thousands(resumed as u64),
             count(planned, "run"),
             partial.display()
         );
     }
-    let stream = Mutex::new(stream);
     let interrupt = Interrupt::catch()?;
-    let bar = ProgressBar::new(plan.len() as u64).with_style(
+    let bar = ProgressBar::new((planned - resumed) as u64).with_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} configurations · {per_sec} · {eta} left")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
@@ -219,41 +244,40 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         .num_threads(args.jobs.unwrap_or(0))
         .build()?;
     let started = Instant::now();
-    let rows: Vec<anyhow::Result<ResultRow>> = pool.install(|| {
-        plan.into_par_iter()
-            .filter_map(|(scenario, settings)| {
-                // After Ctrl-C the runs under way finish and no new one starts.
-                if interrupt.pressed() {
-                    return None;
-                }
-                Some((scenario, settings))
-            })
-            .map(|(scenario, settings)| {
-                let result = run_scenario(scenario, &settings, &mut |_| {})?;
-                let row = ResultRow::new(&scenario.name, settings, result.metrics);
-                // Each row is on disk as soon as it is done: a crash keeps what was measured.
-                let mut writer = stream.lock().unwrap_or_else(|p| p.into_inner());
-                writer
-                    .write(&row)
-                    .with_context(|| format!("cannot write {}", partial.display()))?;
-                bar.inc(1);
-                Ok(row)
-            })
-            .collect()
-    });
+    let mut done = resumed;
+    while done < planned && !interrupt.pressed() {
+        let block: Vec<usize> = (done..planned.min(done + BLOCK)).collect();
+        // After Ctrl-C the runs under way finish and no new one starts.
+        let rows: Vec<Option<anyhow::Result<ResultRow>>> = pool.install(|| {
+            block
+                .par_iter()
+                .map(|&j| (!interrupt.pressed()).then(|| run_at(index_of(j))))
+                .collect()
+        });
+        // Rows go to disk in order: the partial file is always the first rows of the sweep.
+        for row in rows.into_iter().map_while(|r| r) {
+            let row = row?;
+            stream
+                .write(&row)
+                .with_context(|| format!("cannot write {}", partial.display()))?;
+            kept.add(row);
+            done += 1;
+            bar.inc(1);
+        }
+    }
     bar.finish_and_clear();
     let elapsed = started.elapsed();
-    let mut rows = rows.into_iter().collect::<anyhow::Result<Vec<_>>>()?;
     drop(stream);
-    if interrupt.pressed() {
+    if done < planned {
         let how = "to finish it, run the same command again with --resume";
-        return Ok(stopped(done.len() + rows.len(), planned, &partial, Some(how)));
+        return Ok(stopped(done, planned, &partial, Some(how)));
     }
-    let resumed = done.len();
-    rows.extend(done);
-    rows.sort_by(row_order);
+    let results = args.out.join("results.csv");
+    std::fs::rename(&partial, &results)
+        .with_context(|| format!("cannot move {} to {}", partial.display(), results.display()))?;
 
-    let best = best_rows(&rows, objective);
+    let Kept { best, held, .. } = kept;
+    let best: Vec<ResultRow> = best.into_values().collect();
     for row in &best {
         for note in grid.edges(row) {
             eprintln!("warning: {note}");
@@ -261,19 +285,20 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let settings = format!(
         "{}; best per scenario: {}",
-        count(rows.len(), "configuration"),
+        count(done, "configuration"),
         sweep::describe(objective)
     );
     let stale = write_reports(Reports {
         out: &args.out,
-        rows: &rows,
+        rows: held.as_deref().unwrap_or(&[]),
+        written: Some(done),
         traces: &[],
-        summary: summary(&best, &rows, objective),
+        summary: summary(&best, done, objective),
         title: "ctxbench sweep",
         settings: &settings,
         table: &best,
         trace_names: &[],
-        plots: !args.no_plots,
+        plots: !args.no_plots && held.is_some(),
         verdicts: None,
         descriptions: scenarios
             .iter()
@@ -284,14 +309,19 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = stale_note(&args.out, stale) {
         eprintln!("{note}");
     }
+    if held.is_none() && !args.no_plots {
+        eprintln!(
+            "note: {} are too many to chart one by one (up to {}); the best per scenario is in summary.md and index.html",
+            count(done, "configuration"),
+            thousands(HOLD_UP_TO as u64)
+        );
+    }
 
     sayln!("best per scenario ({}):", sweep::describe(objective));
-    let mut names: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
-    names.dedup();
-    for name in names {
-        match best.iter().find(|b| b.scenario == name) {
+    for scenario in &scenarios {
+        match best.iter().find(|b| b.scenario == scenario.name) {
             Some(b) => sayln!("  {}", best_line(b)),
-            None => sayln!("  {name}: no configuration qualifies"),
+            None => sayln!("  {}: no configuration qualifies", scenario.name),
         }
     }
     let shard_note = shard.map_or(String::new(), |s| {
@@ -308,22 +338,59 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         String::new()
     };
     eprintln!(
-        "swept {}{shard_note}{resumed_note} in {:.2} s on {} threads ({:.0} per second); wrote {}/results.csv",
-        count(rows.len(), "configuration"),
+        "swept {}{shard_note}{resumed_note} in {:.2} s on {} threads ({:.0} per second); wrote {}",
+        count(done, "configuration"),
         elapsed.as_secs_f64(),
         pool.current_num_threads(),
-        (rows.len() - resumed) as f64 / elapsed.as_secs_f64().max(1e-9),
-        args.out.display()
+        (done - resumed) as f64 / elapsed.as_secs_f64().max(1e-9),
+        results.display()
     );
     Ok(ExitCode::SUCCESS)
 }
 
-/// The rows an interrupted sweep left in `partial` (each one of `plan`), and a writer that
-/// appends to it.
+/// What a sweep keeps of its rows as they pass: the best of each scenario, and every row while
+/// there are few enough to chart.
+struct Kept {
+    objective: Objective,
+    best: std::collections::BTreeMap<String, ResultRow>,
+    held: Option<Vec<ResultRow>>,
+}
+
+impl Kept {
+    fn new(objective: Objective) -> Kept {
+        Kept {
+            objective,
+            best: std::collections::BTreeMap::new(),
+            held: Some(Vec::new()),
+        }
+    }
+
+    fn add(&mut self, row: ResultRow) {
+        let better = match self.best.get(&row.scenario) {
+            Some(best) => sweep::best(self.objective, &[best, &row]).is_some_and(|b| std::ptr::eq(b, &row)),
+            None => sweep::best(self.objective, &[&row]).is_some(),
+        };
+        if let Some(held) = &mut self.held {
+            if held.len() < HOLD_UP_TO {
+                held.push(row.clone());
+            } else {
+                self.held = None;
+            }
+        }
+        if better {
+            self.best.insert(row.scenario.clone(), row);
+        }
+    }
+}
+
+/// Reads the rows an interrupted sweep left in `partial`, each handed to `check` with its
+/// position, and returns how many there are (at most `planned`) and a writer that appends to
+/// the file.
 fn resumed(
     partial: &std::path::Path,
-    plan: &[(&ctxbench_harness::scenario::Scenario, RunSettings)],
-) -> anyhow::Result<(Vec<ResultRow>, CsvRows<std::fs::File>)> {
+    planned: usize,
+    check: &mut dyn FnMut(usize, ResultRow) -> anyhow::Result<()>,
+) -> anyhow::Result<(usize, CsvRows<std::fs::File>)> {
     let text = std::fs::read_to_string(partial).with_context(|| {
         format!(
             "cannot resume: cannot read {}; run without --resume to start over",
@@ -333,32 +400,22 @@ fn resumed(
     // A line cut by the interruption is not a row: keep the whole lines only.
     let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
     let rows = read_csv(whole).map_err(|e| anyhow::anyhow!("cannot resume: {}: {e}", partial.display()))?;
-    let planned: std::collections::BTreeSet<String> = plan.iter().map(|(s, k)| run_key(&s.name, k)).collect();
-    if let Some(stray) = rows
-        .iter()
-        .find(|r| !planned.contains(&run_key(&r.scenario, &r.settings)))
-    {
+    if rows.len() > planned {
         bail!(
-            "cannot resume: {} holds a run this sweep does not plan ({} · {}); resume with the flags of the interrupted sweep, or run without --resume",
-            partial.display(),
-            stray.scenario,
-            stray.settings.strategy
+            "cannot resume: {} holds more rows than this sweep plans; resume with the flags of the interrupted sweep, or run without --resume",
+            partial.display()
         );
+    }
+    let count = rows.len();
+    for (j, row) in rows.into_iter().enumerate() {
+        check(j, row)?;
     }
     std::fs::write(partial, whole).with_context(|| format!("cannot write {}", partial.display()))?;
     let file = std::fs::OpenOptions::new()
         .append(true)
         .open(partial)
         .with_context(|| format!("cannot write {}", partial.display()))?;
-    Ok((rows, CsvRows::continuing(file, !whole.is_empty())))
-}
-
-/// One run's identity, to find the runs an interrupted sweep finished.
-fn run_key(scenario: &str, settings: &RunSettings) -> String {
-    format!(
-        "{scenario}\u{1f}{}",
-        serde_json::to_string(settings).unwrap_or_default()
-    )
+    Ok((count, CsvRows::continuing(file, !whole.is_empty())))
 }
 
 /// A winning configuration and what it cost, on one line.
@@ -383,23 +440,11 @@ fn best_line(row: &ResultRow) -> String {
 }
 
 /// The best row of each scenario, in scenario order.
-fn best_rows(rows: &[ResultRow], objective: Objective) -> Vec<ResultRow> {
-    let mut names: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
-    names.dedup();
-    names
-        .into_iter()
-        .filter_map(|name| {
-            let of: Vec<&ResultRow> = rows.iter().filter(|r| r.scenario == name).collect();
-            sweep::best(objective, &of).cloned()
-        })
-        .collect()
-}
-
-fn summary(best: &[ResultRow], rows: &[ResultRow], objective: Objective) -> String {
+fn summary(best: &[ResultRow], configurations: usize, objective: Objective) -> String {
     let lines: String = best.iter().map(|b| format!("- {}\n", best_line(b))).collect();
     format!(
         "# ctxbench sweep\n\n{}; every row is in `results.csv`.\n\n## Best per scenario\n\nObjective: {}.\n\n{lines}\n{}",
-        count(rows.len(), "configuration"),
+        count(configurations, "configuration"),
         sweep::describe(objective),
         markdown(best)
     )

@@ -50,6 +50,22 @@ fn a_thousand_configurations_whatever_the_threads() {
     }
     let csv = String::from_utf8(read(dir.join("two/results.csv"))).expect("UTF-8");
     assert_eq!(csv.lines().count(), 1101);
+    // Rows are written in their final order as they are measured: nothing is sorted at the
+    // end, and the file is already in the order merge and the gate expect.
+    let rows = ctxbench_harness::report::read_csv(&csv).expect("rows");
+    for pair in rows.windows(2) {
+        assert!(
+            ctxbench_harness::sweep::row_order(&pair[0], &pair[1]).is_lt(),
+            "{} · {} before {} · {}",
+            pair[0].scenario,
+            pair[0].settings.strategy,
+            pair[1].scenario,
+            pair[1].settings.strategy
+        );
+    }
+    // results.json holds the same rows, read back from results.csv one at a time.
+    let json: serde_json::Value = serde_json::from_slice(&read(dir.join("two/results.json"))).expect("JSON");
+    assert_eq!(json["results"].as_array().map(Vec::len), Some(1100));
 }
 
 #[test]

@@ -53,6 +53,24 @@ impl ResultRow {
     }
 }
 
+impl<T: Row> Row for &T {
+    fn key(&self) -> Map<String, Value> {
+        (*self).key()
+    }
+
+    fn scenario(&self) -> &str {
+        (*self).scenario()
+    }
+
+    fn label(&self) -> Cow<'_, str> {
+        (*self).label()
+    }
+
+    fn metrics(&self) -> &RunMetrics {
+        (*self).metrics()
+    }
+}
+
 impl Row for ResultRow {
     fn key(&self) -> Map<String, Value> {
         let mut map = Map::new();

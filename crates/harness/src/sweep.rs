@@ -203,8 +203,8 @@ impl Grid {
         notes
     }
 
-    /// Every configuration, in grid order (strategy outermost, stage parameters innermost).
-    pub fn configs(&self) -> Result<Vec<RunSettings>, GridError> {
+    /// The strategies of the grid, stage parameters applied, each once.
+    fn variants(&self) -> Result<Vec<Strategy>, GridError> {
         let mut strategies = Vec::new();
         for strategy in &self.strategies {
             let mut variants = vec![strategy.clone()];
@@ -227,38 +227,111 @@ impl Grid {
         }
         // A stage parameter can spell out a strategy already in the list: it runs once.
         dedup_by(&mut strategies, ToString::to_string);
-        let mut configs = Vec::new();
-        for strategy in &strategies {
-            for &window in &self.windows {
-                for &threshold in &self.thresholds {
-                    // A target equal to its threshold is the default one: with both, it runs once.
-                    let same = |t: f64| t == threshold && self.targets.contains(&None);
-                    for &target in self
-                        .targets
-                        .iter()
-                        .filter(|t| t.is_none_or(|t| t <= threshold && !same(t)))
-                    {
-                        for &keep in &self.keeps {
-                            for &reserve in &self.reserves {
-                                for &estimator in &self.estimators {
-                                    configs.push(RunSettings {
-                                        strategy: strategy.clone(),
-                                        window,
-                                        threshold,
-                                        target,
-                                        keep_recent_turns: keep,
-                                        reply_reserve: reserve,
-                                        estimator,
-                                        ..self.base.clone()
-                                    });
-                                }
-                            }
-                        }
-                    }
-                }
+        Ok(strategies)
+    }
+
+    /// The grid laid out in the order its rows are kept ([`row_order`]): every list sorted as
+    /// the rows sort, so that the k-th configuration of a scenario is its k-th row.
+    pub fn layout(&self) -> Result<Layout, GridError> {
+        let mut strategies = self.variants()?;
+        strategies.sort_by_cached_key(ToString::to_string);
+        let mut windows = self.windows.clone();
+        windows.sort_unstable();
+        let mut pairs = Vec::new();
+        for &threshold in &self.thresholds {
+            // A target equal to its threshold is the default one: with both, it runs once.
+            let same = |t: f64| t == threshold && self.targets.contains(&None);
+            for &target in self
+                .targets
+                .iter()
+                .filter(|t| t.is_none_or(|t| t <= threshold && !same(t)))
+            {
+                pairs.push((threshold, target));
             }
         }
-        Ok(configs)
+        pairs.sort_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then(a.1.unwrap_or(a.0).total_cmp(&b.1.unwrap_or(b.0)))
+        });
+        let mut keeps = self.keeps.clone();
+        keeps.sort_unstable();
+        let mut reserves = self.reserves.clone();
+        reserves.sort_unstable();
+        let mut estimators = self.estimators.clone();
+        estimators.sort_by_key(|e| e.as_str());
+        Ok(Layout {
+            strategies,
+            windows,
+            pairs,
+            keeps,
+            reserves,
+            estimators,
+            base: self.base.clone(),
+        })
+    }
+
+    /// Every configuration, in the order of its rows ([`Grid::layout`]).
+    pub fn configs(&self) -> Result<Vec<RunSettings>, GridError> {
+        let layout = self.layout()?;
+        Ok((0..layout.len()).map(|k| layout.config(k)).collect())
+    }
+}
+
+/// A grid whose configurations are computed by index, in the order of their rows, so that a
+/// sweep of a million configurations holds none of them: the k-th is built when it runs.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    strategies: Vec<Strategy>,
+    windows: Vec<Option<u64>>,
+    /// `(threshold, target)`, the targets above their threshold left out.
+    pairs: Vec<(f64, Option<f64>)>,
+    keeps: Vec<usize>,
+    reserves: Vec<u64>,
+    estimators: Vec<Estimator>,
+    base: RunSettings,
+}
+
+impl Layout {
+    /// How many configurations.
+    pub fn len(&self) -> usize {
+        self.strategies.len()
+            * self.windows.len()
+            * self.pairs.len()
+            * self.keeps.len()
+            * self.reserves.len()
+            * self.estimators.len()
+    }
+
+    /// Whether there is none (every target above every threshold).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `k`-th configuration (`k < len()`): the estimator varies fastest, the strategy
+    /// slowest, as the rows sort.
+    pub fn config(&self, k: usize) -> RunSettings {
+        let mut rest = k;
+        let mut digit = |n: usize| {
+            let d = rest % n;
+            rest /= n;
+            d
+        };
+        let estimator = self.estimators[digit(self.estimators.len())];
+        let reserve = self.reserves[digit(self.reserves.len())];
+        let keep = self.keeps[digit(self.keeps.len())];
+        let (threshold, target) = self.pairs[digit(self.pairs.len())];
+        let window = self.windows[digit(self.windows.len())];
+        let strategy = self.strategies[digit(self.strategies.len())].clone();
+        RunSettings {
+            strategy,
+            window,
+            threshold,
+            target,
+            keep_recent_turns: keep,
+            reply_reserve: reserve,
+            estimator,
+            ..self.base.clone()
+        }
     }
 }
 
@@ -335,6 +408,49 @@ pub fn best<'a>(objective: Objective, rows: &[&'a ResultRow]) -> Option<&'a Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_layout_is_the_order_of_the_rows() {
+        let grid = Grid {
+            strategies: vec![
+                "truncate+drop".parse().expect("valid"),
+                "drop".parse().expect("valid"),
+                "mask".parse().expect("valid"),
+            ],
+            windows: vec![Some(8000), Some(4000)],
+            thresholds: vec![0.9, 0.5, 0.7],
+            targets: vec![None, Some(0.6), Some(0.4)],
+            keeps: vec![3, 1],
+            reserves: vec![0],
+            estimators: vec![RunSettings::DEFAULT_ESTIMATOR],
+            params: vec![("mask".into(), "m".into(), vec!["5".into(), "2".into()])],
+            base: RunSettings::new(Strategy::none()),
+        };
+        let configs = grid.configs().expect("valid");
+        // 4 strategies × 2 windows × (0.5: 2 targets, 0.7: 3, 0.9: 3) × 2 keeps.
+        assert_eq!(configs.len(), 4 * 2 * 8 * 2);
+        let rows: Vec<ResultRow> = configs
+            .into_iter()
+            .map(|c| {
+                ResultRow::new(
+                    "s",
+                    RunSettings {
+                        target: Some(c.target.unwrap_or(c.threshold)),
+                        ..c
+                    },
+                    Default::default(),
+                )
+            })
+            .collect();
+        for pair in rows.windows(2) {
+            assert!(
+                row_order(&pair[0], &pair[1]).is_lt(),
+                "{:?} before {:?}",
+                pair[0].settings,
+                pair[1].settings
+            );
+        }
+    }
 
     #[test]
     fn ranges() {

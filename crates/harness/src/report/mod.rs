@@ -65,22 +65,26 @@ impl<W: std::io::Write> CsvRows<W> {
 /// Reads rows back from CSV text (the figures' columns by name; unknown columns ignored). The
 /// error names the line and the column, in words.
 pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, String> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    csv_rows(text.as_bytes())?.collect()
+}
+
+/// The rows of a results file one at a time, holding one row in memory whatever the file's
+/// size.
+pub fn csv_rows<R: std::io::Read>(input: R) -> Result<impl Iterator<Item = Result<ResultRow, String>>, String> {
+    let mut reader = csv::Reader::from_reader(input);
     let headers = reader.headers().map_err(|e| csv_words(&e, None, None))?.clone();
-    let mut rows = Vec::new();
-    for record in reader.records() {
+    Ok(reader.into_records().map(move |record| {
         let record = record.map_err(|e| csv_words(&e, None, None))?;
         let words = |e: csv::Error| csv_words(&e, Some(&headers), Some(&record));
         let Scenario { scenario } = record.deserialize(Some(&headers)).map_err(words)?;
         let settings: RunSettings = record.deserialize(Some(&headers)).map_err(words)?;
         let metrics: crate::metrics::RunMetrics = record.deserialize(Some(&headers)).map_err(words)?;
-        rows.push(ResultRow {
+        Ok(ResultRow {
             scenario,
             settings,
             metrics,
-        });
-    }
-    Ok(rows)
+        })
+    }))
 }
 
 /// A CSV error in words: the line, the column by name, its value and what was wrong.
@@ -165,22 +169,84 @@ pub fn json<R: Row>(rows: &[R]) -> serde_json::Value {
     serde_json::Value::Object(doc)
 }
 
-/// Rows as JSON lines: the head ([`json`] without its results) on the first line, then one row
-/// per line.
-pub fn json_lines<R: Row>(rows: &[R]) -> Result<Vec<u8>, serde_json::Error> {
-    let mut out = serde_json::to_vec(&json_head())?;
-    out.push(b'\n');
+/// The same document as [`json`], pretty-printed into `out` as the rows come, holding one at a
+/// time: the bytes `serde_json::to_writer_pretty(out, &json(rows))` writes.
+pub fn json_document<R: Row, W: std::io::Write>(
+    rows: impl IntoIterator<Item = R>,
+    out: W,
+) -> Result<(), serde_json::Error> {
+    use serde::ser::{SerializeMap, SerializeSeq};
+    /// The rows, serialized as a sequence once.
+    struct Rows<I>(std::cell::RefCell<Option<I>>);
+    impl<R: Row, I: Iterator<Item = R>> serde::Serialize for Rows<I> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut seq = serializer.serialize_seq(None)?;
+            for row in self.0.borrow_mut().take().into_iter().flatten() {
+                seq.serialize_element(&row.columns())?;
+            }
+            seq.end()
+        }
+    }
+    struct Document<I>(serde_json::Map<String, serde_json::Value>, Rows<I>);
+    impl<R: Row, I: Iterator<Item = R>> serde::Serialize for Document<I> {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            let mut map = serializer.serialize_map(None)?;
+            for (k, v) in &self.0 {
+                map.serialize_entry(k, v)?;
+            }
+            map.serialize_entry("results", &self.1)?;
+            map.end()
+        }
+    }
+    let document = Document(json_head(), Rows(std::cell::RefCell::new(Some(rows.into_iter()))));
+    serde_json::to_writer_pretty(out, &document)
+}
+
+/// Rows as JSON lines into `out`: the head ([`json`] without its results) on the first line,
+/// then one row per line, as they come.
+pub fn json_lines<R: Row, W: std::io::Write>(
+    rows: impl IntoIterator<Item = R>,
+    mut out: W,
+) -> Result<(), serde_json::Error> {
+    serde_json::to_writer(&mut out, &json_head())?;
+    out.write_all(b"\n").map_err(serde_json::Error::io)?;
     for row in rows {
         serde_json::to_writer(&mut out, &row.columns())?;
-        out.push(b'\n');
+        out.write_all(b"\n").map_err(serde_json::Error::io)?;
     }
-    Ok(out)
+    out.flush().map_err(serde_json::Error::io)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::metrics::RunMetrics;
+
+    #[test]
+    fn the_streamed_document_is_the_whole_one() {
+        let rows = vec![
+            ResultRow::new(
+                "a",
+                RunSettings::new("drop".parse().expect("valid")),
+                RunMetrics::default(),
+            ),
+            ResultRow::new(
+                "b",
+                RunSettings::new("mask".parse().expect("valid")),
+                RunMetrics::default(),
+            ),
+        ];
+        let mut streamed = Vec::new();
+        json_document(&rows, &mut streamed).expect("writes");
+        let whole = serde_json::to_string_pretty(&json(&rows)).expect("writes");
+        assert_eq!(String::from_utf8(streamed).expect("UTF-8"), whole);
+        let mut empty = Vec::new();
+        json_document(Vec::<ResultRow>::new(), &mut empty).expect("writes");
+        assert_eq!(
+            String::from_utf8(empty).expect("UTF-8"),
+            serde_json::to_string_pretty(&json::<ResultRow>(&[])).expect("writes")
+        );
+    }
 
     #[test]
     fn csv_round_trips() {
