@@ -52,6 +52,11 @@ pub struct CompactArgs {
     /// The report's format on stderr.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     report: ReportFormat,
+
+    /// Count the true tokens before and after with --tokenizer (free when --estimator is that
+    /// same counter; otherwise the tokenizer's tables are loaded and the history counted twice).
+    #[arg(long)]
+    true_tokens: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -93,8 +98,8 @@ struct Report {
     masked: usize,
     /// `after.estimated <= limit`.
     fits: bool,
-    /// `after.true <= window`.
-    fits_window: bool,
+    /// `after.true <= window`; `null` when the true tokens were not counted.
+    fits_window: Option<bool>,
     /// The compacted history keeps the pairing rule.
     pairing_ok: bool,
     /// Calls of the final assistant message without results yet.
@@ -108,9 +113,9 @@ struct Side {
     messages: usize,
     /// The estimator's count, in tokens.
     estimated: u64,
-    /// The true count, in tokens.
+    /// The true count, in tokens; `null` when not counted (`--true-tokens`).
     #[serde(rename = "true")]
-    true_tokens: u64,
+    true_tokens: Option<u64>,
 }
 
 pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
@@ -135,13 +140,17 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
              use chars4, chars4-py, o200k or cl100k"
         );
     };
+    // The true count costs a pass of the tokenizer (and loading its tables): only when asked,
+    // or when the estimator is that counter, whose figures it then is.
+    let free = estimator == args.tokenizer.tokenizer;
+    let counted = args.true_tokens || free;
     let estimator = estimator.counter();
     let tokenizer = args.tokenizer.tokenizer.counter();
     let (text, source_name) = read_input(args.file.as_ref())?;
     let mut body = RequestBody::parse(&text, &source_name)?;
     warn_unparsed_arguments(&body.conversation, &source_name);
 
-    let true_count = |c: &Conversation| tokenizer.count(c.system.as_ref(), &c.messages, &c.tools);
+    let true_count = |c: &Conversation| counted.then(|| tokenizer.count(c.system.as_ref(), &c.messages, &c.tools));
     let message_count = |c: &Conversation| c.messages.len() + usize::from(c.system.is_some());
     let before = Side {
         messages: message_count(&body.conversation),
@@ -170,7 +179,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
         keep_recent_turns: policy.keep_recent_turns,
         reply_reserve: policy.reply_reserve,
         fits: after.estimated <= done.limit,
-        fits_window: after.true_tokens <= policy.window,
+        fits_window: after.true_tokens.map(|t| t <= policy.window),
         before,
         after,
         truncated: done.counts.truncated,
@@ -210,12 +219,13 @@ fn text_report(r: &Report, done: &Compaction) -> String {
     let est = format!("estimated ({})", r.estimator);
     let tru = format!("true ({})", r.tokenizer);
     let w = est.len().max(12);
+    let count = |t: Option<u64>| t.map_or_else(|| "—".to_owned(), thousands);
     let row = |label: &str, s: &Side| {
         format!(
             "{label:<10}{:>9}  {:>w$}  {:>12}\n",
             s.messages,
             thousands(s.estimated),
-            thousands(s.true_tokens)
+            count(s.true_tokens)
         )
     };
     let mut out = String::new();
@@ -231,24 +241,34 @@ fn text_report(r: &Report, done: &Compaction) -> String {
     out.push_str(&format!("{:<10}{:>9}  {est:>w$}  {tru:>12}\n", "", "messages"));
     out.push_str(&row("before", &r.before));
     out.push_str(&row("after", &r.after));
+    let change = match (r.before.true_tokens, r.after.true_tokens) {
+        (Some(before), Some(after)) => format!("true tokens {}", percent_change(before, after)),
+        _ => format!("estimate {}", percent_change(r.before.estimated, r.after.estimated)),
+    };
     out.push_str(&format!(
-        "changed   {} truncated · {} masked · {} dropped · true tokens {}\n",
-        r.truncated,
-        r.masked,
-        r.dropped,
-        percent_change(r.before.true_tokens, r.after.true_tokens)
+        "changed   {} truncated · {} masked · {} dropped · {change}\n",
+        r.truncated, r.masked, r.dropped,
     ));
     let cmp = |fits: bool| if fits { "≤" } else { ">" };
+    let window = match (r.fits_window, r.after.true_tokens) {
+        (Some(fits), Some(after)) => format!(
+            "within the window: {} (true {} {} {})",
+            yes(fits),
+            thousands(after),
+            cmp(fits),
+            thousands(r.window)
+        ),
+        _ => format!(
+            "true tokens not counted (--true-tokens counts them with {})",
+            r.tokenizer
+        ),
+    };
     out.push_str(&format!(
-        "fits      {}: estimate {} {} limit {}; within the window: {} (true {} {} {})\n",
+        "fits      {}: estimate {} {} limit {}; {window}\n",
         yes(r.fits),
         thousands(r.after.estimated),
         cmp(r.fits),
         thousands(r.limit),
-        yes(r.fits_window),
-        thousands(r.after.true_tokens),
-        cmp(r.fits_window),
-        thousands(r.window)
     ));
     if done.cannot_fit {
         out.push_str("          the strategy did all it could and is still over the limit\n");

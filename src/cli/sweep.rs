@@ -183,7 +183,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     // Scenario outermost, then the layout: the order the rows are kept in.
     scenarios.sort_by(|a, b| a.name.cmp(&b.name));
     for scenario in &scenarios {
-        layout.config(0).resolved(scenario)?;
+        for probe in layout.probes() {
+            probe.resolved(scenario).with_context(|| scenario.path.clone())?;
+        }
     }
     let grid_size = scenarios.len() * layout.len();
     // The grid indices this shard runs, in order, as a count and a k-th.

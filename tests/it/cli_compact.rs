@@ -26,10 +26,65 @@ fn help_is_stable() {
 fn compacts_a_request_body_in_its_own_shape() {
     let file = fixture("support-chat.json");
     let (code, stdout, stderr) = run(
-        &["compact", "--strategy", "truncate+drop", "--window", "1000", &file],
+        &[
+            "compact",
+            "--strategy",
+            "truncate+drop",
+            "--window",
+            "1000",
+            "--true-tokens",
+            &file,
+        ],
         "",
     );
     assert_eq!(code, 0, "{stderr}");
+    // Without --true-tokens a chars4 run counts nothing exactly, and says so.
+    let (_, _, quick) = run(
+        &["compact", "--strategy", "truncate+drop", "--window", "1000", &file],
+        "",
+    );
+    assert!(
+        quick.contains("true tokens not counted (--true-tokens counts them with o200k)"),
+        "{quick}"
+    );
+    let (_, _, json) = run(
+        &[
+            "compact",
+            "--strategy",
+            "truncate+drop",
+            "--window",
+            "1000",
+            "--report",
+            "json",
+            &file,
+        ],
+        "",
+    );
+    let report: Value = serde_json::from_str(&json).expect("a JSON report");
+    assert!(
+        report["after"]["true"].is_null() && report["fits_window"].is_null(),
+        "{report}"
+    );
+    let (_, _, exact) = run(
+        &[
+            "compact",
+            "--strategy",
+            "truncate+drop",
+            "--window",
+            "1000",
+            "--estimator",
+            "o200k",
+            "--report",
+            "json",
+            &file,
+        ],
+        "",
+    );
+    let report: Value = serde_json::from_str(&exact).expect("a JSON report");
+    assert_eq!(
+        report["after"]["true"], report["after"]["estimated"],
+        "free with an exact estimator"
+    );
     let input: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("fixture")).expect("json");
     let output: Value = serde_json::from_str(&stdout).expect("stdout is JSON");
     let keys = |v: &Value| v.as_object().expect("object").keys().cloned().collect::<Vec<_>>();

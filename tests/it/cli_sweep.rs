@@ -145,6 +145,19 @@ fn bad_grids_are_named() {
             &["--threshold", "0.5", "--target", "0.6,0.7"][..],
             "every --target is above every --threshold",
         ),
+        // The largest reserve against the smallest window (real-support-shape's 3,500), before
+        // a single run: not a million runs in.
+        (
+            &[
+                "--threshold",
+                "0.05:1.0:0.001",
+                "--keep",
+                "1..16",
+                "--reply-reserve",
+                "0:4000:100",
+            ][..],
+            "no-tools-chat.json: invalid policy: the reply reserve (4000) must be smaller than the window (4000)",
+        ),
     ] {
         let output = ctxbench()
             .arg("sweep")

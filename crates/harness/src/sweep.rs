@@ -307,6 +307,35 @@ impl Layout {
         self.len() == 0
     }
 
+    /// A few configurations that stand for all: every value of each list with the largest
+    /// reply reserve and the smallest window. A policy's rules bind one value each, or the
+    /// reserve against the window, so when these run on a scenario, every configuration does:
+    /// a grid is checked before it starts, not a million runs in.
+    pub fn probes(&self) -> Vec<RunSettings> {
+        let Some(first) = (!self.is_empty()).then(|| self.config(0)) else {
+            return Vec::new();
+        };
+        let base = RunSettings {
+            reply_reserve: self.reserves.iter().copied().max().unwrap_or(0),
+            ..first
+        };
+        let mut out: Vec<RunSettings> = self
+            .windows
+            .iter()
+            .map(|&window| RunSettings { window, ..base.clone() })
+            .collect();
+        out.extend(self.pairs.iter().map(|&(threshold, target)| RunSettings {
+            threshold,
+            target,
+            ..base.clone()
+        }));
+        out.extend(self.keeps.iter().map(|&keep| RunSettings {
+            keep_recent_turns: keep,
+            ..base.clone()
+        }));
+        out
+    }
+
     /// The `k`-th configuration (`k < len()`): the estimator varies fastest, the strategy
     /// slowest, as the rows sort.
     pub fn config(&self, k: usize) -> RunSettings {
