@@ -3,7 +3,7 @@
 //! Reads a chat request body (or a bare message array) from FILE or stdin, writes the compacted
 //! body in the same shape to stdout, and a report to stderr (`--report json` for machines).
 
-use std::io::Read;
+use std::io::{Read, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,7 +15,6 @@ use ctxbench_compact::{Compaction, Compactor, Conversation, Policy, RequestBody,
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
 
-use super::output::sayln;
 use super::settings_args::{PolicyArgs, TokenizerArg};
 
 /// Compact a real OpenAI-format conversation and report what the strategy did.
@@ -148,6 +147,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     let tokenizer = args.tokenizer.tokenizer.counter();
     let (text, source_name) = read_input(args.file.as_ref())?;
     let mut body = RequestBody::parse(&text, &source_name)?;
+    drop(text);
     warn_unparsed_arguments(&body.conversation, &source_name);
 
     let true_count = |c: &Conversation| counted.then(|| tokenizer.count(c.system.as_ref(), &c.messages, &c.tools));
@@ -189,8 +189,19 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
         pending_calls: pairing.map_or(0, |p| p.pending_calls),
     };
 
-    let out = serde_json::to_string_pretty(&body.into_value()).context("writing the conversation")?;
-    sayln!("{out}");
+    // Straight to stdout: no copy of a large body is built on the way.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = body
+        .write_pretty(&mut out)
+        .map_err(std::io::Error::from)
+        .and_then(|()| {
+            out.write_all(b"\n")?;
+            out.flush()
+        });
+    match written {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Err(super::output::ClosedPipe.into()),
+        other => other.context("cannot write the conversation to stdout")?,
+    }
     match args.report {
         ReportFormat::Json => eprintln!("{}", serde_json::to_string(&report).context("writing the report")?),
         ReportFormat::Text => eprint!("{}", text_report(&report, &done)),
