@@ -38,7 +38,7 @@ const WORDS: [&str; 16] = [
 /// 900 characters of distinct text, and replies.
 fn body(messages: usize, seed: u64) -> String {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut text = |n: usize, rng: &mut ChaCha8Rng| -> String {
+    let text = |n: usize, rng: &mut ChaCha8Rng| -> String {
         (0..n)
             .map(|_| {
                 format!(
