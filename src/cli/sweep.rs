@@ -239,7 +239,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     let interrupt = Interrupt::catch()?;
     let bar = ProgressBar::new((planned - resumed) as u64).with_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} configurations · {per_sec} · {eta} left")
+        ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} configurations · {per_sec} · {eta} left")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     let pool = rayon::ThreadPoolBuilder::new()
@@ -340,11 +340,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         String::new()
     };
     eprintln!(
-        "swept {}{shard_note}{resumed_note} in {:.2} s on {} threads ({:.0} per second); wrote {}",
+        "swept {}{shard_note}{resumed_note} in {:.2} s on {} ({} per second); wrote {}",
         count(done, "configuration"),
         elapsed.as_secs_f64(),
-        pool.current_num_threads(),
-        (done - resumed) as f64 / elapsed.as_secs_f64().max(1e-9),
+        count(pool.current_num_threads(), "thread"),
+        thousands(((done - resumed) as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64),
         results.display()
     );
     Ok(ExitCode::SUCCESS)
