@@ -385,6 +385,27 @@ fn flags_help_and_plurals() {
     let (code, _, stderr) = run(&["merge", path(&results), "--out", path(&merged)]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("merged 1 row from 1 file into"), "{stderr}");
+    // A compare's rows are in the order they ran, not the order rows are kept: merge sorts them.
+    let unsorted = dir.join("unsorted");
+    let (code, _, stderr) = run(&[
+        "compare",
+        "scenarios/lunch-break.json",
+        "--strategies",
+        "truncate,drop",
+        "--no-plots",
+        "--out",
+        path(&unsorted),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = run(&["merge", path(&unsorted.join("results.csv")), "--out", path(&merged)]);
+    assert_eq!(code, 0, "{stderr}");
+    let text = String::from_utf8(read(&merged)).expect("UTF-8");
+    let strategies: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(strategies, ["drop", "\"truncate:preview=150"], "{text}");
     let (_, help, _) = run(&["compare", "--help"]);
     assert!(
         help.contains("index.html") && help.contains("plots/") && help.contains("verdict.json"),
