@@ -26,7 +26,7 @@ use super::settings_args::{PolicyArgs, TokenizerArg};
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json",
-    after_long_help = super::with_stages("Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json")
+    after_long_help = super::help::with_stages("Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json")
 )]
 pub struct CompactArgs {
     /// The conversation to compact; stdin when absent or `-`.

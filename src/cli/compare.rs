@@ -31,14 +31,14 @@ use super::settings_args::SettingsArgs;
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000",
-    after_long_help = super::with_stages("Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000")
+    after_long_help = super::help::with_stages("Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000")
 )]
 pub struct CompareArgs {
     #[command(flatten)]
     scenarios: ScenarioArgs,
 
     #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
-          help = super::strategies_help())]
+          help = super::help::strategies_help())]
     strategies: String,
 
     #[command(flatten)]

@@ -127,7 +127,7 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
     }
     eprintln!("{}", gate_summary(&report));
     if report.undecided() {
-        return Ok(ExitCode::from(super::EXIT_BAD_INPUT));
+        return Ok(ExitCode::from(super::exit::BAD_INPUT));
     }
     Ok(if report.fails() {
         ExitCode::from(1)

@@ -27,9 +27,6 @@ impl Interrupt {
     }
 }
 
-/// The exit code of a command stopped by Ctrl-C (128 + SIGINT).
-pub const EXIT_INTERRUPTED: u8 = 130;
-
 /// Says how far the runs got and how to go on; the exit code.
 pub fn stopped(done: usize, planned: usize, partial: &Path, resume: Option<&str>) -> ExitCode {
     eprintln!(
@@ -48,5 +45,5 @@ pub fn stopped(done: usize, planned: usize, partial: &Path, resume: Option<&str>
             partial.parent().map_or_else(|| ".".into(), |d| d.display().to_string())
         );
     }
-    ExitCode::from(EXIT_INTERRUPTED)
+    ExitCode::from(super::exit::INTERRUPTED)
 }

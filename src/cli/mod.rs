@@ -3,8 +3,10 @@
 
 mod compact;
 mod compare;
+mod exit;
 mod files;
 mod gate;
+mod help;
 mod import;
 mod interrupt;
 mod output;
@@ -48,24 +50,6 @@ enum Command {
     Strategies(strategies::StrategiesArgs),
 }
 
-/// `--help`'s closing text for the commands that take strategies: the examples, then every
-/// stage with its parameters and their defaults, read from the stages' declaration.
-fn with_stages(examples: &str) -> String {
-    format!("{examples}\n\n{}", ctxbench_compact::compact::stages_help())
-}
-
-/// The help of `--strategies`, with the standard list it defaults to.
-fn strategies_help() -> String {
-    format!(
-        "Strategies, comma-separated (a `,` followed by key=value continues a stage's parameters); \
-         the stages are listed under --help. Default: {}",
-        ctxbench_harness::settings::STANDARD_STRATEGIES.join(", ")
-    )
-}
-
-/// Exit code for input that cannot be used (bad file, bad flag value).
-pub const EXIT_BAD_INPUT: u8 = 2;
-
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -97,7 +81,7 @@ pub fn main() -> ExitCode {
             }
             words.push_str(rest);
             eprintln!("error: {words}");
-            ExitCode::from(EXIT_BAD_INPUT)
+            ExitCode::from(exit::BAD_INPUT)
         }
     }
 }

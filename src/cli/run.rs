@@ -24,7 +24,7 @@ use super::settings_args::SettingsArgs;
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl",
-    after_long_help = super::with_stages("Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl")
+    after_long_help = super::help::with_stages("Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl")
 )]
 pub struct RunCommandArgs {
     /// The scenario file.
@@ -131,7 +131,7 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     say!("{}", table(&[ResultRow::new(&scenario.name, settings, result.metrics)]));
     // A call that failed (not a rejection the figures count) measured nothing: not a finding.
     if result.trace.last().is_some_and(|r| r.outcome == Outcome::Error) {
-        return Ok(ExitCode::from(super::EXIT_BAD_INPUT));
+        return Ok(ExitCode::from(super::exit::BAD_INPUT));
     }
     Ok(ExitCode::SUCCESS)
 }

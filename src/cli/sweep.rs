@@ -34,14 +34,14 @@ use super::settings_args::ServerArgs;
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1",
-    after_long_help = super::with_stages("Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1")
+    after_long_help = super::help::with_stages("Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1")
 )]
 pub struct SweepArgs {
     #[command(flatten)]
     scenarios: ScenarioArgs,
 
     #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
-          help = super::strategies_help())]
+          help = super::help::strategies_help())]
     strategies: String,
 
     /// Windows in tokens (list or range); default: each scenario's own.

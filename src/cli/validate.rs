@@ -43,6 +43,6 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     Ok(if bad == 0 {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(super::EXIT_BAD_INPUT)
+        ExitCode::from(super::exit::BAD_INPUT)
     })
 }
