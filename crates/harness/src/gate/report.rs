@@ -1,7 +1,7 @@
 //! The gate's report for people (Markdown: the rows that changed, worst first) and for CI
 //! systems (JUnit XML: one test case per row).
 
-use crate::verdict::plural;
+use crate::human::count;
 use serde_json::Value;
 
 use super::{FALLING_FIGURES, FigureChange, GROWTH_FIGURES, GateReport, RowComparison, Verdict};
@@ -67,7 +67,7 @@ pub fn gate_summary(report: &GateReport) -> String {
     let verdict = if report.undecided() {
         format!(
             "cannot decide, {} on one side only (--allow-new accepts them)",
-            plural(report.unmatched(), "row")
+            count(report.unmatched(), "row")
         )
     } else if report.fails() {
         "FAILED".to_owned()
@@ -76,7 +76,7 @@ pub fn gate_summary(report: &GateReport) -> String {
     };
     format!(
         "gate {verdict}: {} compared, {} regressed, {} improved, {} unchanged{}",
-        plural(report.rows.len(), "row"),
+        count(report.rows.len(), "row"),
         report.count(Verdict::Regressed),
         report.count(Verdict::Improved),
         report.count(Verdict::Unchanged),
@@ -88,8 +88,8 @@ pub fn gate_summary(report: &GateReport) -> String {
 pub fn update_summary(report: &GateReport, baseline: &str, rows: usize) -> String {
     format!(
         "updated {baseline} ({}): {} changed ({} worse, {} better), {} added, {} removed",
-        plural(rows, "row"),
-        plural(report.rows.iter().filter(|r| !r.changes.is_empty()).count(), "row"),
+        count(rows, "row"),
+        count(report.rows.iter().filter(|r| !r.changes.is_empty()).count(), "row"),
         report.count(Verdict::Regressed),
         report.count(Verdict::Improved),
         report.only_in_current.len(),

@@ -6,7 +6,9 @@
 //! no external asset.
 
 use super::colour::hex;
-use super::verdict::{Labels, RunLine, scenario_cells, suite_rows, verdict_line};
+use super::verdict::{
+    Labels, RunLine, SUITE_HEADERS, SUITE_NOTE, capitalized, scenario_cells, suite_rows, verdict_line,
+};
 use super::{ResultRow, table::cells_for_html};
 use crate::verdict::{Suite, Verdict};
 
@@ -284,20 +286,11 @@ pub fn html(page: &Page<'_>) -> String {
                     out: s.qualified == 0,
                 })
                 .collect();
-            out.push_str(&table(
-                "runs board",
-                &[
-                    "strategy",
-                    "qualifies",
-                    "first",
-                    "against the pick",
-                    "cost",
-                    "facts lost",
-                ],
-                &rows,
-                &[0],
+            out.push_str(&table("runs board", &SUITE_HEADERS, &rows, &[0]));
+            out.push_str(&format!(
+                "<p class=\"settings\">{}.</p>\n",
+                escape(&capitalized(SUITE_NOTE))
             ));
-            out.push_str("<p class=\"settings\">Against the pick: its objective on the scenarios both qualify on; cost and facts lost: totals over the scenarios it qualifies on.</p>\n");
         }
         out.push_str("<h2>Verdicts</h2>\n<ol>\n");
         for (k, v) in verdicts.iter().enumerate() {

@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::table::{align, markdown_table, wrap_names};
-use crate::human::{dollars, percent, thousands, wrap};
+use crate::human::{count, dollars, percent, thousands, wrap};
 use crate::metrics::RunMetrics;
 use crate::report::ResultRow;
-use crate::verdict::{Group, Objective, Suite, Verdict, disqualified, plural, relative};
+use crate::verdict::{Group, Objective, Suite, Verdict, disqualified, relative};
 
 /// How the text shows strategies and disqualified runs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -133,7 +133,7 @@ fn heading(verdict: &Verdict<'_>) -> String {
     format!(
         "{} · {} · window {}",
         verdict.scenario,
-        plural(row.metrics.requests, "request"),
+        count(row.metrics.requests, "request"),
         row.settings.window.map_or("—".into(), thousands)
     )
 }
@@ -276,7 +276,7 @@ pub fn verdict_line(verdict: &Verdict<'_>, objective: Objective, labels: &Labels
     line
 }
 
-const SUITE_HEADERS: [&str; 6] = [
+pub(crate) const SUITE_HEADERS: [&str; 6] = [
     "strategy",
     "qualifies",
     "first",
@@ -307,7 +307,15 @@ pub(crate) fn suite_rows(suite: &Suite, labels: &Labels) -> Vec<Vec<String>> {
         .collect()
 }
 
-const SUITE_NOTE: &str = "against the pick: its objective on the scenarios both qualify on; cost and facts lost: totals over the scenarios it qualifies on";
+pub(crate) const SUITE_NOTE: &str = "against the pick: its objective on the scenarios both qualify on; cost and facts lost: totals over the scenarios it qualifies on";
+
+/// `text` with its first letter in capitals, to open a sentence.
+pub(crate) fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
 
 /// The recommendation, in one line.
 fn recommendation(suite: &Suite, labels: &Labels) -> String {
@@ -321,7 +329,7 @@ fn recommendation(suite: &Suite, labels: &Labels) -> String {
 pub fn suite_text(suite: &Suite, scenarios: usize, labels: &Labels) -> String {
     let mut out = format!(
         "suite · {} · ranked by {}, then facts lost, then calls\n",
-        plural(scenarios, "scenario"),
+        count(scenarios, "scenario"),
         suite.objective.describe()
     );
     for line in align(&SUITE_HEADERS, &suite_rows(suite, labels), &[0], "  ") {
@@ -337,11 +345,11 @@ pub fn suite_text(suite: &Suite, scenarios: usize, labels: &Labels) -> String {
 pub fn suite_markdown(suite: &Suite, scenarios: usize, labels: &Labels) -> String {
     format!(
         "## Suite\n\n{} · ranked by {}, then facts lost, then calls.\n\n{}\n{}.\n\n**{}.**\n",
-        plural(scenarios, "scenario"),
+        count(scenarios, "scenario"),
         suite.objective.describe(),
         markdown_table(&SUITE_HEADERS, &suite_rows(suite, labels), &[0]),
-        SUITE_NOTE[..1].to_uppercase() + &SUITE_NOTE[1..],
-        recommendation(suite, labels)[..1].to_uppercase() + &recommendation(suite, labels)[1..]
+        capitalized(SUITE_NOTE),
+        capitalized(&recommendation(suite, labels))
     )
 }
 

@@ -9,10 +9,11 @@ mod suite;
 
 use std::cmp::Ordering;
 
+pub(crate) use suite::relative;
 pub use suite::{Against, Standing, Suite, suite};
-pub(crate) use suite::{plural, relative};
 
 use crate::billing::price::picodollars;
+use crate::human::count;
 use crate::metrics::RunMetrics;
 use crate::row::ResultRow;
 
@@ -107,13 +108,7 @@ impl Objective {
 /// Why a run does not qualify, or `None` when it does: every reason, in the user's words.
 pub fn disqualified(m: &RunMetrics) -> Option<String> {
     let mut why = Vec::new();
-    let calls = |n: usize| {
-        if n == 1 {
-            "1 call".to_owned()
-        } else {
-            format!("{n} calls")
-        }
-    };
+    let calls = |n: usize| count(n, "call");
     if m.overflows > 0 {
         why.push(format!("overflow: {} over the window", calls(m.overflows)));
     }
@@ -127,7 +122,7 @@ pub fn disqualified(m: &RunMetrics) -> Option<String> {
         why.push(format!(
             "stopped: answered {} of {}",
             m.requests_answered,
-            plural(m.requests, "request")
+            count(m.requests, "request")
         ));
     }
     (!why.is_empty()).then(|| why.join("; "))

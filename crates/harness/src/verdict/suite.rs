@@ -10,6 +10,7 @@ use std::cmp::Ordering;
 
 use super::{Objective, Verdict};
 use crate::billing::price::dollars;
+use crate::human::count;
 
 /// One strategy's line on the leaderboard.
 #[derive(Clone, Debug, PartialEq)]
@@ -272,7 +273,7 @@ fn reason(
             format!("the {} where all of them do", common.len())
         },
         objective.spend(value),
-        plural(facts, "fact")
+        count(facts, "fact")
     ));
     if let Some((runner, against)) = leaderboard[1..].iter().find_map(|s| s.against_pick.map(|a| (s, a))) {
         let brief = records
@@ -283,13 +284,11 @@ fn reason(
             "; the runner-up, {brief}, qualifies on {} and {} on the {} both qualify on",
             runner.qualified,
             objective.compare(against.value, against.pick),
-            plural(against.scenarios, "scenario"),
+            count(against.scenarios, "scenario"),
         ));
     }
     why
 }
-
-pub(crate) use crate::human::count as plural;
 
 impl Objective {
     /// A total of the objective for people: `$0.0123`, `18,431 tokens`, `3 facts`, `6 model calls`.
@@ -297,8 +296,8 @@ impl Objective {
         match self {
             Objective::Cost => dollars_of(value),
             Objective::Tokens => format!("{} tokens", crate::human::thousands(value as u64)),
-            Objective::Facts => plural(value as usize, "fact"),
-            Objective::Calls => plural(value as usize, "model call"),
+            Objective::Facts => count(value as usize, "fact"),
+            Objective::Calls => count(value as usize, "model call"),
         }
     }
 
