@@ -9,6 +9,7 @@ mod gate;
 mod help;
 mod import;
 mod interrupt;
+mod merge;
 mod output;
 mod plot;
 mod prices;
@@ -39,7 +40,7 @@ enum Command {
     Compare(compare::CompareArgs),
     Run(run::RunCommandArgs),
     Sweep(sweep::SweepArgs),
-    Merge(sweep::MergeArgs),
+    Merge(merge::MergeArgs),
     Gate(gate::GateArgs),
     Plot(plot::PlotArgs),
     Compact(compact::CompactArgs),
@@ -57,7 +58,7 @@ pub fn main() -> ExitCode {
         Command::Compare(args) => compare::run(args),
         Command::Run(args) => run::run(args),
         Command::Sweep(args) => sweep::run(args),
-        Command::Merge(args) => sweep::merge(args),
+        Command::Merge(args) => merge::run(args),
         Command::Gate(args) => gate::run(args),
         Command::Plot(args) => plot::run(args),
         Command::Compact(args) => compact::run(args),

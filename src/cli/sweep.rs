@@ -1,5 +1,5 @@
-//! `ctxbench sweep`: grids of configurations for tuning, in parallel, rows streamed to disk as
-//! they finish; and `ctxbench merge`, which joins the CSVs of a sharded sweep.
+//! `ctxbench sweep`: grids of configurations for tuning, in parallel, rows streamed to disk in
+//! their final order as they finish (`merge.rs` joins the shards).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,14 +10,13 @@ use clap::Args;
 use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_compact::policy::Policy;
 use ctxbench_harness::human::{count, dollars, thousands};
-use ctxbench_harness::report::{CsvRows, ResultRow, csv, markdown, read_csv};
+use ctxbench_harness::report::{CsvRows, ResultRow, markdown, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
-use ctxbench_harness::sweep::{self, Grid, Objective, Shard, parse_decimals, parse_integers, row_order};
+use ctxbench_harness::sweep::{self, Grid, Objective, Shard, parse_decimals, parse_integers};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 
-use super::files::write_atomic;
 use super::interrupt::{Interrupt, stopped};
 use super::output::sayln;
 use super::reports::{Reports, stale_note, write_reports};
@@ -450,121 +449,4 @@ fn summary(best: &[ResultRow], configurations: usize, objective: Objective) -> S
         sweep::describe(objective),
         markdown(best)
     )
-}
-
-/// Join the results.csv files of a sharded sweep into the file a single run would write.
-#[derive(Debug, Args)]
-pub struct MergeArgs {
-    /// The shards' results files.
-    #[arg(value_name = "CSV", required = true)]
-    files: Vec<PathBuf>,
-
-    /// Where to write the merged file (`--output` is an old spelling).
-    #[arg(short = 'o', long = "out", alias = "output", value_name = "OUT.csv")]
-    out: PathBuf,
-}
-
-pub fn merge(args: MergeArgs) -> anyhow::Result<ExitCode> {
-    // Each shard of a sweep is written in order, so the shards merge a row at a time; files
-    // that are not in order (a `compare`'s) are read whole and sorted.
-    let sorted = args
-        .files
-        .iter()
-        .try_fold(true, |all, file| Ok::<_, anyhow::Error>(all && in_order(file)?))?;
-    let rows = if sorted {
-        merge_streams(&args.files, &args.out)?
-    } else {
-        let mut rows = Vec::new();
-        for file in &args.files {
-            let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-            rows.extend(read_csv(&text).map_err(|e| anyhow::anyhow!("{}: not a results file: {e}", file.display()))?);
-        }
-        rows.sort_by(row_order);
-        if let Some(pair) = rows.windows(2).find(|w| row_order(&w[0], &w[1]).is_eq()) {
-            bail!("{}", twice(&pair[0]));
-        }
-        write_atomic(&args.out, &csv(&rows)?)?;
-        rows.len()
-    };
-    eprintln!(
-        "merged {} from {} into {}",
-        count(rows, "row"),
-        count(args.files.len(), "file"),
-        args.out.display()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The message for a row found in two shards.
-fn twice(row: &ResultRow) -> String {
-    format!(
-        "{} · {} appears twice; were two shards given the same slice?",
-        row.scenario, row.settings.strategy
-    )
-}
-
-/// The rows of a results file, one at a time.
-fn rows_of(file: &std::path::Path) -> anyhow::Result<impl Iterator<Item = anyhow::Result<ResultRow>>> {
-    let reader = std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let name = file.display().to_string();
-    let rows = ctxbench_harness::report::csv_rows(std::io::BufReader::new(reader))
-        .map_err(|e| anyhow::anyhow!("{name}: not a results file: {e}"))?;
-    Ok(rows.map(move |r| r.map_err(|e| anyhow::anyhow!("{name}: not a results file: {e}"))))
-}
-
-/// Whether a results file's rows are in their final order.
-fn in_order(file: &std::path::Path) -> anyhow::Result<bool> {
-    let mut previous: Option<ResultRow> = None;
-    for row in rows_of(file)? {
-        let row = row?;
-        if previous.as_ref().is_some_and(|p| row_order(p, &row).is_gt()) {
-            return Ok(false);
-        }
-        previous = Some(row);
-    }
-    Ok(true)
-}
-
-/// Merges files already in order into `out`, holding one row of each; returns the rows written.
-fn merge_streams(files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<usize> {
-    let mut streams = files.iter().map(|f| rows_of(f)).collect::<anyhow::Result<Vec<_>>>()?;
-    let mut heads: Vec<Option<ResultRow>> = streams
-        .iter_mut()
-        .map(|s| s.next().transpose())
-        .collect::<anyhow::Result<_>>()?;
-    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let mut tmp = out.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let file = std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;
-    let mut writer = CsvRows::new(std::io::BufWriter::new(file));
-    let mut previous: Option<ResultRow> = None;
-    let mut written = 0;
-    let merged = (|| -> anyhow::Result<()> {
-        while let Some(k) = (0..heads.len())
-            .filter(|&k| heads[k].is_some())
-            .min_by(|&a, &b| row_order(heads[a].as_ref().expect("some"), heads[b].as_ref().expect("some")))
-        {
-            let row = heads[k].take().expect("some");
-            heads[k] = streams[k].next().transpose()?;
-            if previous.as_ref().is_some_and(|p| row_order(p, &row).is_eq()) {
-                bail!("{}", twice(&row));
-            }
-            writer
-                .write(&row)
-                .with_context(|| format!("cannot write {}", tmp.display()))?;
-            written += 1;
-            previous = Some(row);
-        }
-        Ok(())
-    })();
-    drop(writer);
-    if let Err(e) = merged {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e);
-    }
-    std::fs::rename(&tmp, out).with_context(|| format!("cannot move {} to {}", tmp.display(), out.display()))?;
-    Ok(written)
 }

@@ -5,9 +5,11 @@
 
 pub mod chart;
 pub mod draw;
+mod sweep_charts;
 
-pub use chart::{Chart, bill, by_scenario, frontier, pareto, sweep_curves, tokens_and_cost, well};
+pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
 pub use draw::{DrawError, png, svg};
+pub use sweep_charts::{frontier, pareto, sweep_curves};
 
 use crate::report::ResultRow;
 use crate::trace::CallRecord;

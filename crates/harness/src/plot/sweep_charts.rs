@@ -1,0 +1,155 @@
+//! The charts of a sweep: tokens sent and facts lost by threshold, and the frontier of tokens
+//! sent against facts lost with its Pareto front.
+
+use super::chart::{Chart, Label, Series, Style, fold_coinciding, safe, short};
+use crate::report::ResultRow;
+
+/// Sweep curves for one scenario and strategy: tokens sent and facts lost against the
+/// threshold, one line per `keep` (other settings at their first value).
+pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Option<[Chart; 2]> {
+    let rows: Vec<&&ResultRow> = rows
+        .iter()
+        .filter(|r| r.scenario == scenario && r.settings.strategy.to_string() == strategy)
+        .collect();
+    let first = &rows.first()?.settings;
+    let same = |r: &&&ResultRow| {
+        let s = &r.settings;
+        s.window == first.window && s.reply_reserve == first.reply_reserve && s.estimator == first.estimator
+    };
+    let rows: Vec<&&ResultRow> = rows.iter().copied().filter(same).collect();
+    let mut thresholds: Vec<f64> = rows.iter().map(|r| r.settings.threshold).collect();
+    thresholds.sort_by(f64::total_cmp);
+    thresholds.dedup();
+    if thresholds.len() < 2 {
+        return None;
+    }
+    let mut keeps: Vec<usize> = rows.iter().map(|r| r.settings.keep_recent_turns).collect();
+    keeps.sort_unstable();
+    keeps.dedup();
+    let title = |what: &str| format!("{scenario} · {}: {what} by threshold", short(strategy));
+    let mut tokens = Chart::new(
+        scenario,
+        format!("sweep-tokens-{}-{}", safe(scenario), safe(strategy)),
+        title("tokens sent"),
+        "threshold (fraction of the window)",
+        "tokens sent (true tokens)",
+    );
+    let mut facts = Chart::new(
+        scenario,
+        format!("sweep-facts-{}-{}", safe(scenario), safe(strategy)),
+        title("facts lost"),
+        "threshold (fraction of the window)",
+        "facts lost (count)",
+    );
+    for keep in keeps {
+        let mut line: Vec<&&&ResultRow> = rows.iter().filter(|r| r.settings.keep_recent_turns == keep).collect();
+        line.sort_by(|a, b| a.settings.threshold.total_cmp(&b.settings.threshold));
+        let name = format!("keep {keep}");
+        tokens.series.push(Series {
+            name: name.clone(),
+            points: line
+                .iter()
+                .map(|r| (r.settings.threshold, r.metrics.tokens_sent as f64))
+                .collect(),
+            style: Style::Line,
+        });
+        facts.series.push(Series {
+            name,
+            points: line
+                .iter()
+                .map(|r| (r.settings.threshold, r.metrics.facts_lost as f64))
+                .collect(),
+            style: Style::Line,
+        });
+    }
+    fold_coinciding(&mut tokens);
+    fold_coinciding(&mut facts);
+    Some([tokens, facts])
+}
+
+/// Indices of the points no other point beats on both coordinates (lower is better on both).
+pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
+    let dominated = |i: usize| {
+        points.iter().enumerate().any(|(j, q)| {
+            j != i && q.0 <= points[i].0 && q.1 <= points[i].1 && (q.0 < points[i].0 || q.1 < points[i].1)
+        })
+    };
+    let mut front: Vec<usize> = (0..points.len()).filter(|&i| !dominated(i)).collect();
+    front.sort_by(|&a, &b| {
+        points[a]
+            .0
+            .total_cmp(&points[b].0)
+            .then(points[a].1.total_cmp(&points[b].1))
+    });
+    // Identical points: keep one.
+    front.dedup_by(|a, b| points[*a] == points[*b]);
+    front
+}
+
+/// The frontier: tokens sent against facts lost, every completed configuration a point, the
+/// Pareto front drawn and labelled. Stopped runs are left out.
+pub fn frontier(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
+    let rows: Vec<&&ResultRow> = rows
+        .iter()
+        .filter(|r| r.scenario == scenario && r.metrics.completed)
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let points: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|r| (r.metrics.tokens_sent as f64, r.metrics.facts_lost as f64))
+        .collect();
+    let mut chart = Chart::new(
+        scenario,
+        format!("frontier-{}", safe(scenario)),
+        format!("{scenario}: tokens sent against facts lost"),
+        "tokens sent (true tokens)",
+        "facts lost (count)",
+    );
+    chart.series.push(Series {
+        name: "configurations".into(),
+        points: points.clone(),
+        style: Style::Points,
+    });
+    let front = pareto(&points);
+    chart.series.push(Series {
+        name: "Pareto front".into(),
+        points: front.iter().map(|&i| points[i]).collect(),
+        style: Style::Line,
+    });
+    for &i in &front {
+        let k = &rows[i].settings;
+        // Stage names only: the full canonical name is in results.csv.
+        let stages: Vec<&str> = k.strategy.stages.iter().map(|s| s.name()).collect();
+        chart.labels.push(Label {
+            at: points[i],
+            text: format!(
+                "{} · threshold {} · keep {}",
+                stages.join("+"),
+                k.threshold,
+                k.keep_recent_turns
+            ),
+        });
+    }
+    Some(chart)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pareto_keeps_exactly_the_non_dominated() {
+        let points = [
+            (10.0, 3.0),
+            (20.0, 1.0),
+            (15.0, 3.0),
+            (30.0, 0.0),
+            (25.0, 1.0),
+            (10.0, 3.0),
+            (40.0, 0.0),
+        ];
+        assert_eq!(pareto(&points), vec![0, 1, 3]);
+    }
+}
