@@ -3,14 +3,14 @@
 //! Reads a chat request body (or a bare message array) from FILE or stdin, writes the compacted
 //! body in the same shape to stdout, and a report to stderr (`--report json` for machines).
 
-use std::io::{Read, Write as _};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::StageSpec;
-use ctxbench_compact::tokens::Estimator;
+use ctxbench_compact::tokens::{Estimator, count_ahead};
 use ctxbench_compact::{Compaction, Compactor, Conversation, Policy, RequestBody, Strategy, check_pairing};
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
@@ -143,13 +143,21 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     // or when the estimator is that counter, whose figures it then is.
     let free = estimator == args.tokenizer.tokenizer;
     let counted = args.true_tokens || free;
-    let estimator = estimator.counter();
-    let tokenizer = args.tokenizer.tokenizer.counter();
-    let (text, source_name) = read_input(args.file.as_ref())?;
-    let mut body = RequestBody::parse(&text, &source_name)?;
-    drop(text);
+    // One pass over a fresh body: no process-wide cache of texts (it would copy every text).
+    let estimator = estimator.single_pass_counter();
+    let tokenizer = args.tokenizer.tokenizer.single_pass_counter();
+    let source_name = match args.file.as_ref().filter(|f| f.as_os_str() != "-") {
+        Some(path) => path.display().to_string(),
+        None => "<stdin>".to_owned(),
+    };
+    let mut body = read_body(args.file.as_ref(), &source_name)?;
     warn_unparsed_arguments(&body.conversation, &source_name);
 
+    // Counting is most of the work with an exact counter: on every core, ahead of both passes.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if counted {
+        count_ahead(tokenizer.as_ref(), &body.conversation.messages, threads);
+    }
     let true_count = |c: &Conversation| counted.then(|| tokenizer.count(c.system.as_ref(), &c.messages, &c.tools));
     let message_count = |c: &Conversation| c.messages.len() + usize::from(c.system.is_some());
     let before = Side {
@@ -157,7 +165,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
         estimated: 0,
         true_tokens: true_count(&body.conversation),
     };
-    let mut compactor = Compactor::new(strategy, policy.clone(), estimator);
+    let mut compactor = Compactor::new(strategy, policy.clone(), estimator).with_count_threads(threads);
     let done = compactor.compact(&mut body.conversation);
     let before = Side {
         estimated: done.tokens_before,
@@ -209,18 +217,19 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn read_input(file: Option<&PathBuf>) -> anyhow::Result<(String, String)> {
+/// Parses the body as it is read: the text is never held whole, so the peak is about the
+/// parsed history's size.
+fn read_body(file: Option<&PathBuf>, source_name: &str) -> anyhow::Result<RequestBody> {
+    const BUFFER: usize = 1 << 18;
     match file.filter(|f| f.as_os_str() != "-") {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            Ok((text, path.display().to_string()))
+            let opened = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let reader = std::io::BufReader::with_capacity(BUFFER, opened);
+            Ok(RequestBody::parse_reader(reader, source_name)?)
         }
         None => {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read stdin")?;
-            Ok((text, "<stdin>".into()))
+            let reader = std::io::BufReader::with_capacity(BUFFER, std::io::stdin().lock());
+            Ok(RequestBody::parse_reader(reader, source_name)?)
         }
     }
 }

@@ -88,3 +88,60 @@ fn real_traces() {
         );
     }
 }
+
+/// `compact` parses as it reads: the same body, and the same errors at the same places, as
+/// parsing the whole text.
+#[test]
+fn parsing_while_reading_equals_parsing_the_text() {
+    let mut files = fixtures();
+    files.extend(json_files(&fixture("traces")));
+    assert!(files.len() >= 8);
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let name = file.display().to_string();
+        let whole = RequestBody::parse(&text, &name).expect("parses");
+        let read = RequestBody::parse_reader(std::io::BufReader::with_capacity(64, text.as_bytes()), &name)
+            .expect("parses while reading");
+        assert_eq!(whole, read, "{name}");
+    }
+    let bad = [
+        "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"},\n  {\"role\": \"robot\"}]}",
+        "{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}",
+        "{\"messages\": {}}",
+        "[{\"role\": \"tool\", \"tool_call_id\": \"x\", \"content\": \"orphan\"}]",
+        "{\"messages\": [], \"tools\": 3}",
+    ];
+    for text in bad {
+        let whole = RequestBody::parse(text, "bad.json").expect_err("an error").to_string();
+        let read = RequestBody::parse_reader(text.as_bytes(), "bad.json")
+            .expect_err("an error")
+            .to_string();
+        assert_eq!(whole, read, "{text}");
+    }
+}
+
+/// Counting ahead on two threads finds the costs counting one by one finds.
+#[test]
+fn counting_ahead_on_threads_finds_the_same_costs() {
+    let text =
+        std::fs::read_to_string(fixture("traces/mini-swe-deepseek__django__django-14915.json")).expect("readable");
+    let body = RequestBody::parse(&text, "trace").expect("parses");
+    // Long enough to be split between threads.
+    let mut messages = Vec::new();
+    while messages.len() < 3_000 {
+        messages.extend(body.conversation.messages.iter().cloned());
+    }
+    for kind in [CounterKind::Chars4, CounterKind::O200k, CounterKind::Cl100k] {
+        let counter = kind.single_pass_counter();
+        let ahead = messages.clone();
+        ctxbench_compact::tokens::count_ahead(counter.as_ref(), &ahead, 2);
+        let one_by_one: Vec<u64> = messages.clone().iter().map(|m| counter.message_units(m)).collect();
+        let found: Vec<u64> = ahead.iter().map(|m| counter.message_units(m)).collect();
+        assert_eq!(found, one_by_one, "{kind}");
+        assert_eq!(
+            counter.count(None, &ahead, &Default::default()),
+            kind.counter().count(None, &messages.clone(), &Default::default()),
+            "{kind}: the cached counter agrees"
+        );
+    }
+}

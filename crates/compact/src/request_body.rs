@@ -23,12 +23,25 @@ impl RequestBody {
     /// Parses a body; `source_name` names the input in errors. Messages are read one at a time
     /// (no tree of the whole body is built), so a large history costs about its own size.
     pub fn parse(text: &str, source_name: &str) -> Result<RequestBody, Error> {
+        RequestBody::parse_from(serde_json::Deserializer::from_str(text), source_name)
+    }
+
+    /// Parses a body as [`RequestBody::parse`] does, read from `reader` as it goes: the text is
+    /// never held whole, so a large body costs about its parsed size alone (the same errors, at
+    /// the same places). Give it a buffered reader.
+    pub fn parse_reader<R: std::io::Read>(reader: R, source_name: &str) -> Result<RequestBody, Error> {
+        RequestBody::parse_from(serde_json::Deserializer::from_reader(reader), source_name)
+    }
+
+    fn parse_from<'de, R: serde_json::de::Read<'de>>(
+        mut de: serde_json::Deserializer<R>,
+        source_name: &str,
+    ) -> Result<RequestBody, Error> {
         let input = |at: &str, msg: String| Error::Input {
             source_name: source_name.to_owned(),
             at: at.to_owned(),
             msg,
         };
-        let mut de = serde_json::Deserializer::from_str(text);
         let read = serde::de::DeserializeSeed::deserialize(BodySeed, &mut de)
             .and_then(|read| de.end().map(|()| read))
             .map_err(|e| Error::json(source_name, &e, "not a request body"))?;

@@ -35,7 +35,9 @@ pub struct Bpe {
     /// process that never counts exactly never loads them.
     tokenizer: fn() -> &'static Tokenizer,
     tools: ToolConstants,
-    cache: Mutex<TextCache>,
+    /// Counts by text, shared by every run in the process; `None` for a counter that counts a
+    /// history once, where a cache would only copy every text.
+    cache: Option<Mutex<TextCache>>,
 }
 
 /// Counts by text. foldhash, not SipHash: every text a run counts is hashed here, and SipHash
@@ -47,25 +49,70 @@ impl Bpe {
     pub fn o200k() -> Arc<Bpe> {
         static SHARED: OnceLock<Arc<Bpe>> = OnceLock::new();
         SHARED
-            .get_or_init(|| Arc::new(Bpe::new("o200k", 2, bpe_openai::o200k_base, ToolConstants::GPT_4O)))
+            .get_or_init(|| {
+                Arc::new(Bpe::new(
+                    "o200k",
+                    2,
+                    bpe_openai::o200k_base,
+                    ToolConstants::GPT_4O,
+                    true,
+                ))
+            })
             .clone()
+    }
+
+    /// GPT-4o's encoding with no cache of texts: for counting a history once (the `compact`
+    /// command), where every text is new and a cache would hold a second copy of it.
+    pub fn o200k_single_pass() -> Arc<Bpe> {
+        Arc::new(Bpe::new(
+            "o200k",
+            2,
+            bpe_openai::o200k_base,
+            ToolConstants::GPT_4O,
+            false,
+        ))
+    }
+
+    /// GPT-4's encoding with no cache of texts, as [`Bpe::o200k_single_pass`].
+    pub fn cl100k_single_pass() -> Arc<Bpe> {
+        Arc::new(Bpe::new(
+            "cl100k",
+            3,
+            bpe_openai::cl100k_base,
+            ToolConstants::GPT_4,
+            false,
+        ))
     }
 
     /// GPT-4's encoding, with gpt-4's tool-schema constants. One shared instance per process.
     pub fn cl100k() -> Arc<Bpe> {
         static SHARED: OnceLock<Arc<Bpe>> = OnceLock::new();
         SHARED
-            .get_or_init(|| Arc::new(Bpe::new("cl100k", 3, bpe_openai::cl100k_base, ToolConstants::GPT_4)))
+            .get_or_init(|| {
+                Arc::new(Bpe::new(
+                    "cl100k",
+                    3,
+                    bpe_openai::cl100k_base,
+                    ToolConstants::GPT_4,
+                    true,
+                ))
+            })
             .clone()
     }
 
-    fn new(name: &'static str, slot: usize, tokenizer: fn() -> &'static Tokenizer, tools: ToolConstants) -> Bpe {
+    fn new(
+        name: &'static str,
+        slot: usize,
+        tokenizer: fn() -> &'static Tokenizer,
+        tools: ToolConstants,
+        cached: bool,
+    ) -> Bpe {
         Bpe {
             name,
             slot,
             tokenizer,
             tools,
-            cache: Mutex::new(TextCache::default()),
+            cache: cached.then(|| Mutex::new(TextCache::default())),
         }
     }
 
@@ -74,39 +121,49 @@ impl Bpe {
         if text.is_empty() {
             return 0;
         }
-        if let Some(&n) = self.lock().get(text) {
+        let Some(cache) = &self.cache else {
+            return self.count_uncached(text) as u64;
+        };
+        if let Some(&n) = lock(cache).get(text) {
             return u64::from(n);
         }
         // Tokenize outside the lock so parallel runs do not wait on each other.
-        let n = (self.tokenizer)().count(text);
+        let n = self.count_uncached(text);
         let n32 = u32::try_from(n).unwrap_or(u32::MAX);
-        self.lock().insert(text.into(), n32);
+        lock(cache).insert(text.into(), n32);
         n as u64
     }
 
     /// Forgets every cached count, so that the next counts tokenize again (for benchmarks that
     /// measure a cold run).
     pub fn clear_cache(&self) {
-        self.lock().clear();
+        if let Some(cache) = &self.cache {
+            lock(cache).clear();
+        }
     }
 
     /// Every distinct text counted since the cache was last cleared, sorted: the least a run
     /// had to tokenize (for benchmarks that compare a run with that floor).
     pub fn cached_texts(&self) -> Vec<String> {
-        let mut texts: Vec<String> = self.lock().keys().map(|k| k.to_string()).collect();
+        let Some(cache) = &self.cache else {
+            return Vec::new();
+        };
+        let mut texts: Vec<String> = lock(cache).keys().map(|k| k.to_string()).collect();
         texts.sort();
         texts
     }
 
-    /// Tokens of a text with no cache at all (what the floor costs).
+    /// Tokens of a text with no cache of texts (what the floor costs): the tokenizer's count,
+    /// its short pieces cached per thread (`pieces.rs`).
     pub fn count_uncached(&self, text: &str) -> usize {
-        (self.tokenizer)().count(text)
+        // The encodings hold cost slots 2 and 3, and pieces caches 0 and 1.
+        super::pieces::count((self.tokenizer)(), self.slot - 2, text)
     }
+}
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, TextCache> {
-        // A panic while holding the lock cannot leave a wrong count behind: entries are whole.
-        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
+fn lock(cache: &Mutex<TextCache>) -> std::sync::MutexGuard<'_, TextCache> {
+    // A panic while holding the lock cannot leave a wrong count behind: entries are whole.
+    cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Bpe {

@@ -10,6 +10,7 @@
 mod bpe;
 mod chars4;
 mod message_len;
+mod pieces;
 mod tools;
 pub mod usage;
 
@@ -69,6 +70,35 @@ pub trait TokenCounter: Send + Sync {
     }
 }
 
+/// Histories shorter than this are counted on the caller's thread whatever [`count_ahead`] is
+/// told: a thread costs more than counting a few hundred messages.
+const COUNT_AHEAD_MIN: usize = 1_000;
+
+/// Counts the cost of every message on `threads` threads, so that what follows finds each one
+/// known (a message keeps what a counter found until it changes). The same costs as counting
+/// them one by one; for an exact counter on a long fresh history, where counting is most of the
+/// work (`Compactor::with_count_threads`).
+pub fn count_ahead(counter: &dyn TokenCounter, messages: &[Message], threads: usize) {
+    if threads < 2 || messages.len() < COUNT_AHEAD_MIN {
+        return;
+    }
+    let chunk = messages.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut parts = messages.chunks(chunk);
+        let first = parts.next().unwrap_or_default();
+        for part in parts {
+            scope.spawn(move || count_each(counter, part));
+        }
+        count_each(counter, first);
+    });
+}
+
+fn count_each(counter: &dyn TokenCounter, messages: &[Message]) {
+    for message in messages {
+        counter.message_units(message);
+    }
+}
+
 /// The counters the command line can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CounterKind {
@@ -114,6 +144,17 @@ impl CounterKind {
             CounterKind::Chars4Py => Arc::new(Chars4::new(Chars4Flavor::Py)),
             CounterKind::O200k => Bpe::o200k(),
             CounterKind::Cl100k => Bpe::cl100k(),
+        }
+    }
+
+    /// A counter of this kind for counting one history once (an agent's compactor fed a fresh
+    /// body each call, the `compact` command): the same counts, with no process-wide cache of
+    /// texts, which would only copy every text of the history.
+    pub fn single_pass_counter(self) -> Arc<dyn TokenCounter> {
+        match self {
+            CounterKind::O200k => Bpe::o200k_single_pass(),
+            CounterKind::Cl100k => Bpe::cl100k_single_pass(),
+            other => other.counter(),
         }
     }
 }
