@@ -1,6 +1,6 @@
 //! Reading and writing a request body, the floor of `ctxbench compact` as a process: parsing a
 //! chat body of 10,000 and 100,000 messages of distinct text (a message at a time, no tree of
-//! the whole body) and writing it back pretty-printed. Throughput is in input bytes.
+//! the whole body), from its text and as it is read, and writing it back pretty-printed. Throughput is in input bytes.
 //!
 //! Run: `cargo bench --bench body`. The bodies are generated from a fixed seed.
 
@@ -73,6 +73,13 @@ fn bench(c: &mut Criterion) {
         group.throughput(Throughput::Bytes(text.len() as u64));
         group.bench_with_input(BenchmarkId::new("parse", messages), &text, |b, text| {
             b.iter(|| black_box(RequestBody::parse(text, "bench").expect("a body")));
+        });
+        // As `compact` reads a file: through a 256 KiB buffer, the text never whole.
+        group.bench_with_input(BenchmarkId::new("parse_reader", messages), &text, |b, text| {
+            b.iter(|| {
+                let reader = std::io::BufReader::with_capacity(1 << 18, text.as_bytes());
+                black_box(RequestBody::parse_reader(reader, "bench").expect("a body"))
+            });
         });
         let parsed = RequestBody::parse(&text, "bench").expect("a body");
         group.bench_with_input(BenchmarkId::new("write", messages), &parsed, |b, parsed| {
