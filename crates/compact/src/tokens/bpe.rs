@@ -31,6 +31,8 @@ pub struct Bpe {
     name: &'static str,
     /// Where messages keep this encoding's cost (see `Message::cost`).
     slot: usize,
+    /// Which cache of pieces is this encoding's (`pieces.rs`).
+    pieces: usize,
     /// The encoding's tables, loaded on the first count (38 ms and some 80 MB for o200k): a
     /// process that never counts exactly never loads them.
     tokenizer: fn() -> &'static Tokenizer,
@@ -110,6 +112,11 @@ impl Bpe {
         Bpe {
             name,
             slot,
+            pieces: if name == "o200k" {
+                super::pieces::O200K
+            } else {
+                super::pieces::CL100K
+            },
             tokenizer,
             tools,
             cache: cached.then(|| Mutex::new(TextCache::default())),
@@ -156,8 +163,7 @@ impl Bpe {
     /// Tokens of a text with no cache of texts (what the floor costs): the tokenizer's count,
     /// its short pieces cached per thread (`pieces.rs`).
     pub fn count_uncached(&self, text: &str) -> usize {
-        // The encodings hold cost slots 2 and 3, and pieces caches 0 and 1.
-        super::pieces::count((self.tokenizer)(), self.slot - 2, text)
+        super::pieces::count((self.tokenizer)(), self.pieces, text)
     }
 }
 

@@ -10,6 +10,7 @@
 mod bpe;
 mod chars4;
 mod message_len;
+mod o200k_split;
 mod pieces;
 mod tools;
 pub mod usage;

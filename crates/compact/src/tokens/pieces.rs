@@ -48,27 +48,35 @@ thread_local! {
     static PIECES: RefCell<[Cache; 2]> = RefCell::new([Cache::default(), Cache::default()]);
 }
 
-/// The tokens of `text` with `tokenizer`, whose cache of pieces is `which` (0 or 1, one per
-/// encoding). The same count as `tokenizer.count(text)` for a tokenizer without normalization.
+/// The cache of o200k's pieces, whose ASCII texts are split by hand (`o200k_split.rs`).
+pub(super) const O200K: usize = 0;
+/// The cache of cl100k's pieces.
+pub(super) const CL100K: usize = 1;
+
+/// The tokens of `text` with `tokenizer`, whose cache of pieces is `which` ([`O200K`] or
+/// [`CL100K`]). The same count as `tokenizer.count(text)` for a tokenizer without normalization.
 pub(super) fn count(tokenizer: &Tokenizer, which: usize, text: &str) -> usize {
     PIECES.with_borrow_mut(|caches| {
         let cache = &mut caches[which];
         if cache.len() >= ENTRIES {
             cache.clear();
         }
-        tokenizer
-            .split(text)
-            .map(|piece| {
-                let bytes = piece.as_bytes();
-                if bytes.len() > SHORT {
-                    return tokenizer.bpe.count(bytes);
-                }
-                *cache
-                    .entry(Piece::new(bytes))
-                    .or_insert_with(|| u32::try_from(tokenizer.bpe.count(bytes)).unwrap_or(u32::MAX))
-                    as usize
-            })
-            .sum()
+        let mut piece = |bytes: &[u8]| -> usize {
+            // Chinese and other long pieces are rarely repeated: encoded each time.
+            if bytes.len() > SHORT || !bytes.is_ascii() {
+                return tokenizer.bpe.count(bytes);
+            }
+            *cache
+                .entry(Piece::new(bytes))
+                .or_insert_with(|| u32::try_from(tokenizer.bpe.count(bytes)).unwrap_or(u32::MAX)) as usize
+        };
+        if which == O200K && text.is_ascii() {
+            let mut n = 0;
+            super::o200k_split::split_ascii(text.as_bytes(), |p| n += piece(p));
+            n
+        } else {
+            tokenizer.split(text).map(|p| piece(p.as_bytes())).sum()
+        }
     })
 }
 
@@ -89,7 +97,7 @@ mod tests {
         for _ in 0..2 {
             // The second round reads every short piece from the cache.
             for text in texts {
-                assert_eq!(count(tokenizer, 0, text), tokenizer.count(text), "{text:?}");
+                assert_eq!(count(tokenizer, O200K, text), tokenizer.count(text), "{text:?}");
             }
         }
     }
