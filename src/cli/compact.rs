@@ -1,7 +1,8 @@
 //! `ctxbench compact`: compact one real conversation and show what the strategy did.
 //!
-//! Reads a chat request body (or a bare message array) from FILE or stdin, writes the compacted
-//! body in the same shape to stdout, and a report to stderr (`--report json` for machines).
+//! Reads a request body (chat, Anthropic Messages or Responses; or a bare list) from FILE or
+//! stdin, writes the compacted body in the same shape and format to stdout, and a report to
+//! stderr (`--report json` for machines).
 
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -11,18 +12,19 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::StageSpec;
 use ctxbench_compact::tokens::{Estimator, count_ahead};
-use ctxbench_compact::{Compaction, Compactor, Conversation, Policy, RequestBody, Strategy, check_pairing};
+use ctxbench_compact::{Compaction, Compactor, Conversation, Format, Policy, RequestBody, Strategy, check_pairing};
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
 
 use super::settings_args::{PolicyArgs, TokenizerArg};
 
-/// Compact a real OpenAI-format conversation and report what the strategy did.
+/// Compact a real conversation and report what the strategy did.
 ///
-/// Input: a chat request body `{"messages": [...], "tools": [...]}` or a bare array of messages.
-/// The first system message before the first user message is the system prompt, never compacted.
-/// The compacted conversation goes to stdout in the same shape, other fields unchanged; the
-/// report goes to stderr.
+/// Input: a request body in any of three formats, told apart by its fields (or named with
+/// --format): OpenAI chat `{"messages": [...], "tools": [...]}`, Anthropic Messages (`system`,
+/// `messages` of content blocks) or OpenAI Responses (`instructions`, `input` items); or a bare
+/// list of messages or items. The system prompt is never compacted. The compacted conversation
+/// goes to stdout in the same shape and format, other fields unchanged; the report to stderr.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json",
@@ -48,6 +50,11 @@ pub struct CompactArgs {
     #[command(flatten)]
     tokenizer: TokenizerArg,
 
+    /// The body's wire format; told from its fields when absent (`input` is Responses; a
+    /// top-level `system` or Anthropic content blocks are Anthropic; anything else chat).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<FormatArg>,
+
     /// The report's format on stderr.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     report: ReportFormat,
@@ -56,6 +63,26 @@ pub struct CompactArgs {
     /// same counter; otherwise the tokenizer's tables are loaded and the history counted twice).
     #[arg(long)]
     true_tokens: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FormatArg {
+    /// OpenAI chat completions.
+    Chat,
+    /// Anthropic Messages.
+    Anthropic,
+    /// OpenAI Responses.
+    Responses,
+}
+
+impl FormatArg {
+    fn format(self) -> Format {
+        match self {
+            FormatArg::Chat => Format::Chat,
+            FormatArg::Anthropic => Format::Anthropic,
+            FormatArg::Responses => Format::Responses,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -69,12 +96,17 @@ enum ReportFormat {
 /// The machine-readable report (`docs/compact.md`), one object on stderr.
 #[derive(Debug, Serialize)]
 struct Report {
+    /// The body's wire format (`chat`, `anthropic`, `responses`).
+    format: &'static str,
     /// Canonical strategy name.
     strategy: String,
     /// The estimator the compactor decided with.
     estimator: &'static str,
     /// The true counter.
     tokenizer: &'static str,
+    /// The true counts are the tokenizer's approximation of another vendor's (Anthropic bodies:
+    /// ctxbench has no Anthropic tokenizer).
+    true_tokens_approximate: bool,
     /// The estimate a request may reach, in tokens.
     limit: u64,
     /// The context window, in tokens.
@@ -150,8 +182,12 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
         Some(path) => path.display().to_string(),
         None => "<stdin>".to_owned(),
     };
-    let mut body = read_body(args.file.as_ref(), &source_name)?;
-    warn_unparsed_arguments(&body.conversation, &source_name);
+    let mut body = read_body(args.file.as_ref(), &source_name, args.format.map(FormatArg::format))?;
+    // Only chat carries arguments as text a client wrote; the other formats hold JSON objects
+    // (Anthropic) or free-text inputs of custom tools (Responses).
+    if body.format() == Format::Chat {
+        warn_unparsed_arguments(&body.conversation, &source_name);
+    }
 
     // Counting is most of the work with an exact counter: on every core, ahead of both passes.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -178,6 +214,8 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     };
     let pairing = check_pairing(&body.conversation.messages);
     let report = Report {
+        format: body.format().name(),
+        true_tokens_approximate: body.format().counts_approximate(),
         strategy: compactor.strategy().to_string(),
         estimator: compactor.estimator_name(),
         tokenizer: tokenizer.name(),
@@ -219,17 +257,17 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
 
 /// Parses the body as it is read: the text is never held whole, so the peak is about the
 /// parsed history's size.
-fn read_body(file: Option<&PathBuf>, source_name: &str) -> anyhow::Result<RequestBody> {
+fn read_body(file: Option<&PathBuf>, source_name: &str, format: Option<Format>) -> anyhow::Result<RequestBody> {
     const BUFFER: usize = 1 << 18;
     match file.filter(|f| f.as_os_str() != "-") {
         Some(path) => {
             let opened = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
             let reader = std::io::BufReader::with_capacity(BUFFER, opened);
-            Ok(RequestBody::parse_reader(reader, source_name)?)
+            Ok(RequestBody::parse_reader_as(reader, source_name, format)?)
         }
         None => {
             let reader = std::io::BufReader::with_capacity(BUFFER, std::io::stdin().lock());
-            Ok(RequestBody::parse_reader(reader, source_name)?)
+            Ok(RequestBody::parse_reader_as(reader, source_name, format)?)
         }
     }
 }
@@ -237,7 +275,11 @@ fn read_body(file: Option<&PathBuf>, source_name: &str) -> anyhow::Result<Reques
 fn text_report(r: &Report, done: &Compaction) -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
     let est = format!("estimated ({})", r.estimator);
-    let tru = format!("true ({})", r.tokenizer);
+    let tru = if r.true_tokens_approximate {
+        format!("true (≈ {})", r.tokenizer)
+    } else {
+        format!("true ({})", r.tokenizer)
+    };
     let w = est.len().max(12);
     let count = |t: Option<u64>| t.map_or_else(|| "—".to_owned(), thousands);
     let row = |label: &str, s: &Side| {
@@ -250,6 +292,9 @@ fn text_report(r: &Report, done: &Compaction) -> String {
     };
     let mut out = String::new();
     out.push_str(&format!("strategy  {}\n", r.strategy));
+    if r.format != "chat" {
+        out.push_str(&format!("format    {}\n", r.format));
+    }
     out.push_str(&format!(
         "policy    window {} · threshold {} · keep {} · reply reserve {} → limit {}\n",
         thousands(r.window),

@@ -139,9 +139,11 @@ fn json_report_has_every_field() {
     assert_eq!(
         keys,
         [
+            "format",
             "strategy",
             "estimator",
             "tokenizer",
+            "true_tokens_approximate",
             "limit",
             "window",
             "threshold",
@@ -196,7 +198,7 @@ fn bad_input_is_named_and_exits_2() {
         (
             &["--window", "100"],
             r#"{"model":"x"}"#.into(),
-            "error: <stdin>: top level: no \"messages\" array",
+            "error: <stdin>: top level: no \"messages\" or \"input\"",
         ),
         (
             &["--window", "100", "--strategy", "mask:q=1"],
@@ -254,4 +256,60 @@ fn compacts_a_real_airline_conversation() {
     ] {
         assert!(stderr.contains(line), "{line:?} in\n{stderr}");
     }
+}
+
+#[test]
+fn compacts_anthropic_and_responses_bodies_in_their_own_format() {
+    for (name, format, key, wrong) in [
+        ("wire/anthropic-claude-code.json", "anthropic", "messages", "responses"),
+        ("wire/responses-codex.json", "responses", "input", "chat"),
+    ] {
+        let file = fixture(name);
+        let args = [
+            "compact",
+            "--window",
+            "3000",
+            "--keep",
+            "1",
+            "--true-tokens",
+            "--report",
+            "json",
+            &file,
+        ];
+        let (code, stdout, stderr) = run(&args, "");
+        assert_eq!(code, 0, "{stderr}");
+        let report: Value = serde_json::from_str(stderr.trim()).expect("a JSON report");
+        assert_eq!(report["format"], format);
+        assert_eq!(report["true_tokens_approximate"], format == "anthropic");
+        assert!(report["truncated"].as_u64().expect("a count") > 0, "{report}");
+        let out: Value = serde_json::from_str(&stdout).expect("the body");
+        let original: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("reads")).expect("JSON");
+        assert_eq!(
+            out[key].as_array().map(Vec::len),
+            original[key].as_array().map(Vec::len)
+        );
+        assert_eq!(out["tools"], original["tools"], "{name}: other fields unchanged");
+        // Named, the same; named wrong, refused with the way out.
+        let (code, named, _) = run(&[&args[..args.len() - 1], &["--format", format, &file]].concat(), "");
+        assert_eq!((code, named), (0, stdout));
+        let (code, _, stderr) = run(&["compact", "--window", "3000", "--format", wrong, &file], "");
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains("--format"), "{stderr}");
+    }
+    // The text report says the Anthropic count is o200k's approximation.
+    let (code, _, stderr) = run(
+        &[
+            "compact",
+            "--window",
+            "3000",
+            "--true-tokens",
+            &fixture("wire/anthropic-claude-code.json"),
+        ],
+        "",
+    );
+    assert_eq!(code, 0);
+    assert!(
+        stderr.contains("format    anthropic") && stderr.contains("true (≈ o200k)"),
+        "{stderr}"
+    );
 }

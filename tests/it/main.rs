@@ -24,3 +24,5 @@ mod scenarios;
 mod seed;
 mod serve;
 mod verdicts;
+mod wire;
+mod wire_properties;

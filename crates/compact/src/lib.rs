@@ -100,6 +100,7 @@ pub mod policy;
 pub mod request_body;
 pub mod tokens;
 pub mod tool_schemas;
+pub mod wire;
 
 pub use compact::{Compaction, Compactor, Strategy, Summarizer};
 pub use conversation::Conversation;
@@ -110,3 +111,4 @@ pub use policy::Policy;
 pub use request_body::RequestBody;
 pub use tokens::{CounterKind, Estimator, TokenCounter};
 pub use tool_schemas::ToolSchemas;
+pub use wire::Format;

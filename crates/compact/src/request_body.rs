@@ -1,7 +1,10 @@
-//! An OpenAI chat request body as `ctxbench compact` reads and writes it.
+//! A request body as `ctxbench compact` reads and writes it, in any of the three wire formats
+//! (`wire/`): OpenAI chat completions, Anthropic Messages or OpenAI Responses.
 //!
-//! Accepts `{"messages": [...], "tools": [...], ...}` or a bare message array. Every other
-//! top-level field is kept and written back unchanged, so a compacted body can be sent as is.
+//! Accepts `{"messages": [...], "tools": [...], ...}`, `{"input": [...], ...}` or a bare list.
+//! Every other top-level field is kept and written back unchanged, so a compacted body can be
+//! sent as is. A chat body is read a message at a time; a body of another format is read into
+//! chat messages that remember the piece they came from.
 
 use serde_json::{Map, Value};
 
@@ -9,6 +12,7 @@ use crate::conversation::Conversation;
 use crate::error::Error;
 use crate::message::{Message, kind};
 use crate::pairing::check_pairing;
+use crate::wire::{self, Format, Source};
 
 /// A parsed request body and the shape to write it back in.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,25 +21,48 @@ pub struct RequestBody {
     pub conversation: Conversation,
     /// The top-level object (its `messages` emptied), or `None` for a bare message array.
     rest: Option<Map<String, Value>>,
+    /// A body of another format: what writes it back (`rest` is then unused).
+    wire: Option<Box<Source>>,
 }
 
 impl RequestBody {
-    /// Parses a body; `source_name` names the input in errors. Messages are read one at a time
-    /// (no tree of the whole body is built), so a large history costs about its own size.
+    /// Parses a body in the format it shows ([`Format::detect`]'s rules); `source_name` names
+    /// the input in errors. Chat messages are read one at a time (no tree of the whole body is
+    /// built), so a large history costs about its own size.
     pub fn parse(text: &str, source_name: &str) -> Result<RequestBody, Error> {
-        RequestBody::parse_from(serde_json::Deserializer::from_str(text), source_name)
+        RequestBody::parse_as(text, source_name, None)
+    }
+
+    /// Parses a body in `format`, or in the format it shows when `None`.
+    pub fn parse_as(text: &str, source_name: &str, format: Option<Format>) -> Result<RequestBody, Error> {
+        RequestBody::parse_from(serde_json::Deserializer::from_str(text), source_name, format)
     }
 
     /// Parses a body as [`RequestBody::parse`] does, read from `reader` as it goes: the text is
     /// never held whole, so a large body costs about its parsed size alone (the same errors, at
     /// the same places). Give it a buffered reader.
     pub fn parse_reader<R: std::io::Read>(reader: R, source_name: &str) -> Result<RequestBody, Error> {
-        RequestBody::parse_from(serde_json::Deserializer::from_reader(reader), source_name)
+        RequestBody::parse_reader_as(reader, source_name, None)
+    }
+
+    /// [`RequestBody::parse_reader`] in `format`, or in the format it shows when `None`.
+    pub fn parse_reader_as<R: std::io::Read>(
+        reader: R,
+        source_name: &str,
+        format: Option<Format>,
+    ) -> Result<RequestBody, Error> {
+        RequestBody::parse_from(serde_json::Deserializer::from_reader(reader), source_name, format)
+    }
+
+    /// The body's wire format.
+    pub fn format(&self) -> Format {
+        self.wire.as_ref().map_or(Format::Chat, |w| w.format())
     }
 
     fn parse_from<'de, R: serde_json::de::Read<'de>>(
         mut de: serde_json::Deserializer<R>,
         source_name: &str,
+        format: Option<Format>,
     ) -> Result<RequestBody, Error> {
         let input = |at: &str, msg: String| Error::Input {
             source_name: source_name.to_owned(),
@@ -45,8 +72,8 @@ impl RequestBody {
         let read = serde::de::DeserializeSeed::deserialize(BodySeed, &mut de)
             .and_then(|read| de.end().map(|()| read))
             .map_err(|e| Error::json(source_name, &e, "not a request body"))?;
-        let (messages, rest) = match read {
-            Read::Body { messages, rest } => (messages, rest),
+        let (elements, rest) = match read {
+            Read::Body { elements, rest } => (elements, rest),
             Read::Shape(at, msg) => return Err(input(&at, msg)),
             Read::Message(i, e) => {
                 let at = if e.path.is_empty() {
@@ -56,6 +83,19 @@ impl RequestBody {
                 };
                 return Err(input(&at, e.msg));
             }
+        };
+        let format = format.unwrap_or_else(|| elements.format(rest.as_ref()));
+        let messages = match (format, elements) {
+            (Format::Chat, Elements::Messages(messages)) => messages,
+            (Format::Chat, Elements::Items(items)) => return Err(not_chat(&items, source_name)),
+            (Format::Chat, Elements::Input) => {
+                return Err(input(
+                    "top level",
+                    "a Responses body (\"input\") read as chat; leave out --format chat, or give --format responses"
+                        .into(),
+                ));
+            }
+            (foreign, elements) => return RequestBody::read_foreign(foreign, elements, rest, source_name),
         };
         let tools = match rest.as_ref().and_then(|map| map.get("tools")) {
             None | Some(Value::Null) => Vec::new(),
@@ -71,11 +111,77 @@ impl RequestBody {
         Ok(RequestBody {
             conversation: Conversation::from_messages(messages, tools),
             rest,
+            wire: None,
         })
     }
 
-    /// The body as JSON, in the shape it was read, with the conversation as it is now.
+    /// Reads an Anthropic or Responses body from what the chat reader found.
+    fn read_foreign(
+        format: Format,
+        elements: Elements,
+        mut rest: Option<Map<String, Value>>,
+        source_name: &str,
+    ) -> Result<RequestBody, Error> {
+        let input = |at: &str, msg: String| Error::Input {
+            source_name: source_name.to_owned(),
+            at: at.to_owned(),
+            msg,
+        };
+        let key = if format == Format::Anthropic {
+            "messages"
+        } else {
+            "input"
+        };
+        let mut input_string = false;
+        let list = match elements {
+            Elements::Messages(messages) => {
+                if rest.as_ref().is_some_and(|r| !r.contains_key(key)) {
+                    return Err(input(
+                        "top level",
+                        format!("no \"{key}\" in a {format} body; give the --format the body is in, or leave it out"),
+                    ));
+                }
+                messages.into_iter().map(Message::into_value).collect()
+            }
+            Elements::Items(items) => items,
+            Elements::Input => match rest.as_mut().and_then(|r| r.get_mut(key)).map(Value::take) {
+                Some(Value::Array(items)) => items,
+                Some(text @ Value::String(_)) => {
+                    input_string = true;
+                    vec![text]
+                }
+                Some(other) => {
+                    return Err(input(
+                        "input",
+                        format!("expected a string or an array of items, found {}", kind(&other)),
+                    ));
+                }
+                None => {
+                    return Err(input(
+                        "top level",
+                        "no \"messages\" in an Anthropic body; give the --format the body is in, or leave it out"
+                            .into(),
+                    ));
+                }
+            },
+        };
+        let read = wire::read(format, rest, list, input_string, source_name)?;
+        check_pairing(&read.messages).map_err(|broken| Error::Pairing {
+            source_name: source_name.to_owned(),
+            broken,
+        })?;
+        Ok(RequestBody {
+            conversation: Conversation::from_messages(read.messages, read.tools),
+            rest: None,
+            wire: Some(Box::new(read.source)),
+        })
+    }
+
+    /// The body as JSON, in the shape and format it was read, with the conversation as it is now.
     pub fn into_value(self) -> Value {
+        if let Some(source) = &self.wire {
+            return source.write(in_order(&self.conversation));
+        }
         let messages = Value::Array(
             self.conversation
                 .into_messages()
@@ -106,15 +212,11 @@ impl serde::Serialize for RequestBody {
         struct Messages<'a>(&'a Conversation);
         impl serde::Serialize for Messages<'_> {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let c = self.0;
-                let at = c.system.as_ref().map(|_| c.system_index.min(c.messages.len()));
-                serializer.collect_seq(
-                    c.messages[..at.unwrap_or(0)]
-                        .iter()
-                        .chain(c.system.iter())
-                        .chain(&c.messages[at.unwrap_or(0)..]),
-                )
+                serializer.collect_seq(in_order(self.0))
             }
+        }
+        if let Some(source) = &self.wire {
+            return source.write(in_order(&self.conversation)).serialize(serializer);
         }
         let messages = Messages(&self.conversation);
         match &self.rest {
@@ -134,16 +236,64 @@ impl serde::Serialize for RequestBody {
     }
 }
 
+/// A conversation's messages in order, the system prompt in its place.
+fn in_order(c: &Conversation) -> impl Iterator<Item = &Message> {
+    let at = c.system.as_ref().map_or(0, |_| c.system_index.min(c.messages.len()));
+    c.messages[..at].iter().chain(c.system.iter()).chain(&c.messages[at..])
+}
+
 /// What reading a body found: the body, or the first thing wrong with its shape.
 enum Read {
     Body {
-        messages: Vec<Message>,
+        elements: Elements,
         rest: Option<Map<String, Value>>,
     },
     /// Where, and what is wrong.
     Shape(String, String),
     /// A message that is not one: its index and why.
     Message(usize, crate::message::MessageError),
+}
+
+/// A body's list as read: chat messages (of a chat or Anthropic body), the items of a bare
+/// Responses list, or an `input` left in the top level.
+enum Elements {
+    Messages(Vec<Message>),
+    Items(Vec<Value>),
+    Input,
+}
+
+impl Elements {
+    /// The format the body shows ([`Format::detect`]'s rules).
+    fn format(&self, rest: Option<&Map<String, Value>>) -> Format {
+        match self {
+            Elements::Items(_) | Elements::Input => Format::Responses,
+            Elements::Messages(messages) => {
+                let anthropic = rest.is_some_and(|r| r.contains_key("system"))
+                    || messages
+                        .iter()
+                        .any(|m| m.content().is_some_and(|c| wire::anthropic_content(&c)));
+                if anthropic { Format::Anthropic } else { Format::Chat }
+            }
+        }
+    }
+}
+
+/// A bare list read as chat that is not: the first item that is no chat message, and why.
+fn not_chat(items: &[Value], source_name: &str) -> Error {
+    let (at, e) = items
+        .iter()
+        .enumerate()
+        .find_map(|(i, item)| Message::from_value(item.clone()).err().map(|e| (i, e)))
+        .unwrap_or((0, crate::message::MessageError::default()));
+    Error::Input {
+        source_name: source_name.to_owned(),
+        at: if e.path.is_empty() {
+            format!("messages[{at}]")
+        } else {
+            format!("messages[{at}].{}", e.path)
+        },
+        msg: format!("{} (this looks like a Responses input; leave out --format chat)", e.msg),
+    }
 }
 
 /// Reads a body: a message array, or an object whose `messages` are read one at a time.
@@ -167,8 +317,8 @@ impl<'de> serde::de::Visitor<'de> for BodyVisitor {
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Read, A::Error> {
-        Ok(match MessagesVisitor.visit_seq(seq)? {
-            Ok(messages) => Read::Body { messages, rest: None },
+        Ok(match (MessagesVisitor { bare: true }).visit_seq(seq)? {
+            Ok(elements) => Read::Body { elements, rest: None },
             Err(bad) => bad,
         })
     }
@@ -196,13 +346,17 @@ impl<'de> serde::de::Visitor<'de> for BodyVisitor {
             }
         }
         Ok(match messages {
-            Some(messages) => Read::Body {
-                messages,
+            Some(elements) => Read::Body {
+                elements,
+                rest: Some(rest),
+            },
+            None if rest.contains_key("input") => Read::Body {
+                elements: Elements::Input,
                 rest: Some(rest),
             },
             None => Read::Shape(
                 "top level".into(),
-                "no \"messages\" array; expected a chat request body or a bare array of messages".into(),
+                "no \"messages\" or \"input\"; expected a chat or Anthropic body (\"messages\"), a Responses body (\"input\") or a bare list of messages".into(),
             ),
         })
     }
@@ -238,17 +392,21 @@ fn top_level(found: &str) -> Read {
 struct MessagesSeed;
 
 impl<'de> serde::de::DeserializeSeed<'de> for MessagesSeed {
-    type Value = Result<Vec<Message>, Read>;
+    type Value = Result<Elements, Read>;
 
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_any(MessagesVisitor)
+        deserializer.deserialize_any(MessagesVisitor { bare: false })
     }
 }
 
-struct MessagesVisitor;
+/// Reads a list of messages; a bare list (`bare`) turns into Responses items at the first
+/// element that is one and no chat message.
+struct MessagesVisitor {
+    bare: bool,
+}
 
 impl<'de> serde::de::Visitor<'de> for MessagesVisitor {
-    type Value = Result<Vec<Message>, Read>;
+    type Value = Result<Elements, Read>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("an array of messages")
@@ -257,6 +415,14 @@ impl<'de> serde::de::Visitor<'de> for MessagesVisitor {
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut messages = Vec::with_capacity(seq.size_hint().unwrap_or(0));
         while let Some(value) = seq.next_element::<Value>()? {
+            if self.bare && wire::looks_responses(&value) {
+                let mut items: Vec<Value> = messages.into_iter().map(Message::into_value).collect();
+                items.push(value);
+                while let Some(value) = seq.next_element::<Value>()? {
+                    items.push(value);
+                }
+                return Ok(Ok(Elements::Items(items)));
+            }
             match Message::from_value(value) {
                 Ok(m) => messages.push(m),
                 Err(e) => {
@@ -266,7 +432,7 @@ impl<'de> serde::de::Visitor<'de> for MessagesVisitor {
                 }
             }
         }
-        Ok(Ok(messages))
+        Ok(Ok(Elements::Messages(messages)))
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {

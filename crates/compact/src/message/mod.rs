@@ -78,7 +78,7 @@ impl fmt::Display for Role {
 }
 
 /// Why a JSON value is not a valid message; `path` is relative to the message (`tool_calls[0].id`).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MessageError {
     /// Where in the message, empty for the message itself.
     pub path: String,
@@ -123,6 +123,9 @@ pub struct Message {
     role: Role,
     fields: Vec<(Key, Slot)>,
     costs: Costs,
+    /// Where a message read from another wire format came from (an index into its body's
+    /// pieces, `wire/`): kept through rewrites, so the body can be written back in its format.
+    origin: Option<u32>,
 }
 
 /// Two messages are equal when they have the same fields, whatever their order (inside a field,
@@ -192,6 +195,7 @@ impl Message {
             role,
             fields,
             costs: Costs::new(),
+            origin: None,
         })
     }
 
@@ -200,6 +204,7 @@ impl Message {
             role,
             fields,
             costs: Costs::new(),
+            origin: None,
         }
     }
 
@@ -292,6 +297,17 @@ impl Message {
             };
             (k, value)
         })
+    }
+
+    /// Where the message came from in a body of another wire format (`wire/`).
+    pub(crate) fn origin(&self) -> Option<u32> {
+        self.origin
+    }
+
+    /// The message, marked as coming from piece `origin` of a body of another wire format.
+    pub(crate) fn with_origin(mut self, origin: u32) -> Message {
+        self.origin = Some(origin);
+        self
     }
 
     /// The role.
