@@ -8,7 +8,7 @@ use proptest::prelude::*;
 
 use crate::generate::{conversation, policy, strategy};
 
-fn config() -> ProptestConfig {
+pub(crate) fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|c| c.parse().ok())

@@ -9,6 +9,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 use crate::generate::{conversation, policy};
+use crate::properties::config;
 
 /// One strategy per stage (its defaults), the reference and two pipelines.
 const STRATEGIES: &[&str] = &[
@@ -91,19 +92,6 @@ fn decorated(c: &Conversation, format: Format) -> Value {
         Format::Chat => {}
     }
     body
-}
-
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(1000)
-        .max(1000);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
 }
 
 fn check_one(

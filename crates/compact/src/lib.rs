@@ -8,7 +8,9 @@
 //! - [`pairing`]: the rule tying tool calls to their results ([`check_pairing`]).
 //! - [`conversation`]: system prompt, history and tools; preamble, requests, protected tail.
 //! - [`tool_schemas`]: a request's `tools` array, counted once per counter.
-//! - [`request_body`]: a chat request body as read and written back in its own shape.
+//! - [`request_body`]: a request body as read and written back in its own shape and format.
+//! - [`wire`]: the three wire formats (OpenAI chat, Anthropic Messages, OpenAI Responses), how
+//!   another format is read into the one history and written back, and each format's pairing rules.
 //! - [`tokens`]: estimators (`chars4`, `chars4-py`, `usage`) and exact counters (`o200k`, `cl100k`).
 //! - [`policy`]: window, threshold, protected requests, reply reserve, and the limit they give.
 //! - [`compact`]: strategies and their stages, the [`Compactor`] that runs them, and the
