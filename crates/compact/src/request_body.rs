@@ -12,7 +12,7 @@ use crate::conversation::Conversation;
 use crate::error::Error;
 use crate::message::{Message, kind};
 use crate::pairing::check_pairing;
-use crate::wire::{self, Format, Source};
+use crate::wire::{self, CacheMarks, Format, Source};
 
 /// A parsed request body and the shape to write it back in.
 #[derive(Clone, Debug, PartialEq)]
@@ -175,6 +175,12 @@ impl RequestBody {
             rest: None,
             wire: Some(Box::new(read.source)),
         })
+    }
+
+    /// The cache breakpoints the body sets itself (Anthropic's `cache_control` marks), placed in
+    /// the conversation as it is now; `None` when it sets none.
+    pub fn cache_marks(&self) -> Option<CacheMarks> {
+        self.wire.as_ref()?.cache_marks(&self.conversation.messages)
     }
 
     /// The body as JSON, in the shape and format it was read, with the conversation as it is now.

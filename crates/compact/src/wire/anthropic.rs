@@ -157,13 +157,22 @@ fn user_blocks(out: &mut Builder, blocks: &[Value], item: u32, at: &str) -> Resu
     let mut run: Option<usize> = None;
     let flush = |out: &mut Builder, run: &mut Option<usize>, end: usize| {
         if let Some(first) = run.take() {
+            // A run of text blocks alone reads as its text (as a string content would), so that
+            // a `cache_control` mark on a request changes neither its count nor its identity.
+            let span = &blocks[first..end];
+            let joined = span.iter().all(|b| block_type(b) == "text");
+            let content = if joined {
+                Value::String(text_of(span, &["text"]))
+            } else {
+                Value::Array(span.to_vec())
+            };
             out.push_value(
-                json!({"role": "user", "content": blocks[first..end].to_vec()}),
+                json!({"role": "user", "content": content}),
                 Piece::Blocks {
                     item,
                     first: first as u32,
                     count: (end - first) as u32,
-                    joined: false,
+                    joined,
                 },
             );
         }

@@ -20,9 +20,11 @@
 
 mod anthropic;
 mod convert;
+mod marks;
 mod responses;
 
 pub use convert::body_from_chat;
+pub use marks::CacheMarks;
 
 use std::fmt;
 
@@ -163,8 +165,9 @@ enum Piece {
     System,
     /// Item `item` whole (an Anthropic message with a string content or only assistant blocks).
     Whole { item: u32 },
-    /// Blocks `first..first + count` of Anthropic message `item`; `joined` when the piece is a
-    /// `tool_result` whose content was an array of text blocks, read as their text.
+    /// Blocks `first..first + count` of Anthropic message `item`; `joined` when the message
+    /// holds their text: a `tool_result` whose content was an array of text blocks, or a run of
+    /// user text blocks.
     Blocks {
         item: u32,
         first: u32,
