@@ -47,8 +47,14 @@ def fixture_tools(scenario):
 
 
 def size(messages):
-    """A rough token estimate: characters over four."""
-    return len(json.dumps(messages)) // 4
+    """A rough token estimate: the characters of every text and call, over four (the same in
+    every wire format, so the loop compacts alike whichever API it speaks)."""
+    chars = 0
+    for m in messages:
+        chars += len(m.get("content") or "") if isinstance(m.get("content"), str) else 0
+        for call in m.get("tool_calls") or []:
+            chars += len(call["function"]["name"]) + len(call["function"]["arguments"])
+    return chars // 4
 
 
 def compact(messages, budget, keep=2):
@@ -63,12 +69,50 @@ def compact(messages, budget, keep=2):
             messages[i] = {**messages[i], "content": CLEARED}
 
 
+def responses_request(messages, tools):
+    """The chat history as a Responses request: the system prompt as `instructions`, each message
+    an input item, each call a `function_call` item and each result its `function_call_output`."""
+    items = []
+    for m in messages[1:] if messages and messages[0]["role"] == "system" else messages:
+        if m["role"] == "tool":
+            items.append({"type": "function_call_output", "call_id": m["tool_call_id"], "output": m["content"]})
+            continue
+        if m["role"] != "assistant":
+            items.append({"role": m["role"], "content": m["content"]})
+            continue
+        if m.get("content") or not m.get("tool_calls"):
+            items.append({"type": "message", "role": "assistant",
+                          "content": [{"type": "output_text", "text": m.get("content") or ""}]})
+        for call in m.get("tool_calls") or []:
+            items.append({"type": "function_call", "call_id": call["id"], "name": call["function"]["name"],
+                          "arguments": call["function"]["arguments"]})
+    request = {"input": items,
+               "tools": [{"type": "function", **t["function"]} for t in tools]}
+    if messages and messages[0]["role"] == "system":
+        request["instructions"] = messages[0]["content"]
+    return request
+
+
+def chat_message(output):
+    """A Responses reply's output items as one chat assistant message."""
+    text = "".join(part.text for item in output if item.type == "message" for part in item.content
+                   if part.type == "output_text")
+    calls = [{"id": item.call_id, "type": "function", "function": {"name": item.name, "arguments": item.arguments}}
+             for item in output if item.type == "function_call"]
+    message = {"role": "assistant", "content": text or None}
+    if calls:
+        message["tool_calls"] = calls
+    return message
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenario", help="the scenario file ctxbench serve plays")
     parser.add_argument("--base-url", default="http://127.0.0.1:8080/v1")
     parser.add_argument("--budget", type=int, default=4000, help="compact above this estimate")
     parser.add_argument("--user", default="examples/agent.py", help="names this run in the report")
+    parser.add_argument("--api", choices=["chat", "responses"], default="chat",
+                        help="POST /chat/completions, or /responses (the history kept as chat messages)")
     args = parser.parse_args()
 
     with open(args.scenario, encoding="utf-8") as f:
@@ -92,23 +136,28 @@ def main():
         for _turn in range(10):
             compact(messages, args.budget)
             try:
-                reply = client.chat.completions.create(
-                    model="scripted", messages=messages, tools=tools, user=args.user)
+                if args.api == "responses":
+                    reply = client.responses.create(model="scripted", user=args.user, store=False,
+                                                    **responses_request(messages, tools))
+                    message = chat_message(reply.output)
+                else:
+                    reply = client.chat.completions.create(
+                        model="scripted", messages=messages, tools=tools, user=args.user)
+                    message = reply.choices[0].message.model_dump(exclude_none=True)
             except BadRequestError as e:
                 print(f"rejected ({e.code}): {e.message}")
                 return 1
-            message = reply.choices[0].message
-            messages.append(message.model_dump(exclude_none=True))
-            if not message.tool_calls:
-                print(f"assistant: {(message.content or '')[:70]}")
+            messages.append(message)
+            if not message.get("tool_calls"):
+                print(f"assistant: {(message.get('content') or '')[:70]}")
                 break
-            for call in message.tool_calls:
-                print(f"  tool: {call.function.name}({call.function.arguments})")
-                messages.append({"role": "tool", "tool_call_id": call.id,
-                                 "content": run_tool(call.function.name, call.function.arguments)})
+            for call in message["tool_calls"]:
+                name, arguments = call["function"]["name"], call["function"]["arguments"]
+                print(f"  tool: {name}({arguments})")
+                messages.append({"role": "tool", "tool_call_id": call["id"], "content": run_tool(name, arguments)})
 
     usage = reply.usage.model_dump() if reply.usage else {}
-    print(f"last call: {usage.get('prompt_tokens')} prompt tokens; "
+    print(f"last call: {usage.get('prompt_tokens', usage.get('input_tokens'))} prompt tokens; "
           f"facts lost so far in it: {usage.get('ctxbench_facts_lost')}")
     return 0
 

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::Args;
 use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::wire::Format;
 use ctxbench_harness::http::{HttpConfig, HttpModel};
 use ctxbench_harness::human::thousands;
 use ctxbench_harness::report::{ResultRow, table};
@@ -60,6 +61,11 @@ struct LiveArgs {
     #[arg(long, value_name = "NAME", requires = "endpoint")]
     model: Option<String>,
 
+    /// The wire format the endpoint speaks: chat (POST /chat/completions), anthropic (POST
+    /// /messages, the key sent as x-api-key) or responses (POST /responses).
+    #[arg(long, value_name = "API", default_value = "chat", value_parser = api, requires = "endpoint")]
+    api: Format,
+
     /// Seconds a call may take, retries aside.
     #[arg(long, value_name = "SECONDS", default_value_t = 120, value_parser = super::values::positive::<u64>)]
     timeout: u64,
@@ -70,6 +76,10 @@ struct LiveArgs {
 }
 
 const BAR: usize = 40;
+
+fn api(text: &str) -> Result<Format, String> {
+    Format::parse(text).ok_or_else(|| format!("{text:?} is not an API; expected chat, anthropic or responses"))
+}
 
 pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
@@ -107,6 +117,7 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
                 api_key: std::env::var("CTXBENCH_API_KEY").ok().filter(|k| !k.is_empty()),
                 timeout: Duration::from_secs(args.live.timeout),
                 retries: args.live.retries,
+                api: args.live.api,
                 // One run of `serve` per process and strategy, even when several runs share one.
                 user: Some(format!("ctxbench-{}:{}", std::process::id(), settings.strategy)),
                 ..HttpConfig::new(endpoint.clone(), model.clone())

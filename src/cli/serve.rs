@@ -178,12 +178,13 @@ fn serve_requests(server: &tiny_http::Server, endpoint: &Endpoint<'_>, stop: &At
 /// endpoint's (a panic becomes a 500, so no request brings the server down).
 fn answer(endpoint: &Endpoint<'_>, request: &mut tiny_http::Request) -> Response {
     let max = endpoint.config().max_body;
+    let url = request.url().to_owned();
     if request.body_length().is_some_and(|n| n > max) {
-        return endpoint.too_large();
+        return endpoint.too_large(&url);
     }
     let mut body = Vec::new();
     match request.as_reader().take(max as u64 + 1).read_to_end(&mut body) {
-        Ok(_) if body.len() > max => return endpoint.too_large(),
+        Ok(_) if body.len() > max => return endpoint.too_large(&url),
         Ok(_) => {}
         Err(e) => {
             return Response {
@@ -199,7 +200,6 @@ fn answer(endpoint: &Endpoint<'_>, request: &mut tiny_http::Request) -> Response
         }
     }
     let method = request.method().as_str().to_owned();
-    let url = request.url().to_owned();
     let headers: Vec<(String, String)> = request
         .headers()
         .iter()

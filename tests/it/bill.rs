@@ -107,6 +107,7 @@ fn replay_calls(c: &ctxbench_compact::Conversation, mode: CacheMode, calls: &[Ca
             request: 0,
             summary: None,
             at_s: now_s,
+            marks: None,
         };
         let Ok(reply) = provider.complete(request) else {
             continue; // A history cut between a call and its result: rejected, nothing stored.

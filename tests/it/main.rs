@@ -23,6 +23,7 @@ mod scenario_files;
 mod scenarios;
 mod seed;
 mod serve;
+mod serve_formats;
 mod verdicts;
 mod wire;
 mod wire_properties;

@@ -133,6 +133,7 @@ fn the_provider_rejects_a_broken_history() {
         request: 0,
         summary: None,
         at_s: 0.0,
+        marks: None,
     };
     let err = server.complete(request).expect_err("rejected");
     assert!(matches!(err, ModelError::Pairing(_)), "{err}");

@@ -87,7 +87,7 @@ pub fn post(url: &str, body: &str, headers: &[(&str, &str)]) -> (u16, Value) {
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-fn get(url: &str) -> (u16, Value) {
+pub fn get(url: &str) -> (u16, Value) {
     let mut response = agent().get(url).call().expect("the server answers");
     let status = response.status().as_u16();
     let text = response.body_mut().read_to_string().unwrap_or_default();
@@ -314,6 +314,7 @@ fn ask(model: &mut HttpModel) -> Result<ctxbench_harness::agent::model::ModelRep
         request: 0,
         summary: None,
         at_s: 0.0,
+        marks: None,
     })
 }
 

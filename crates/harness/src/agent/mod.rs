@@ -260,6 +260,7 @@ impl<M: Model, T: Tools> Agent<M, T> {
             request,
             summary: None,
             at_s: self.clock_s,
+            marks: None,
         };
         let result = self.model.complete(req);
         if matches!(result, Err(ModelError::ScriptEnded)) {
@@ -334,6 +335,7 @@ impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
             request: self.request,
             summary: Some(&summary.ask),
             at_s: *self.clock_s,
+            marks: None,
         };
         let result = self.model.complete(req);
         let place = CallPlace {

@@ -8,6 +8,7 @@ use ctxbench_compact::compact::SummaryAsk;
 use ctxbench_compact::message::Message;
 use ctxbench_compact::pairing::PairingError;
 use ctxbench_compact::tool_schemas::ToolSchemas;
+use ctxbench_compact::wire::CacheMarks;
 
 use crate::trace::CallKind;
 
@@ -28,6 +29,9 @@ pub struct ModelRequest<'a> {
     pub summary: Option<&'a SummaryAsk>,
     /// When the call is made, in simulated seconds since the run began.
     pub at_s: f64,
+    /// The request's own cache breakpoints (an Anthropic body's `cache_control` marks, as `serve`
+    /// receives them); `None` leaves them to the cache's own rule.
+    pub marks: Option<&'a CacheMarks>,
 }
 
 /// What the provider reports of a call.

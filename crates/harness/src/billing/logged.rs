@@ -10,7 +10,10 @@
 //!   `tests/fixtures/traces/` carries both spellings).
 //! - Anthropic: `usage.cache_read_input_tokens` and `usage.cache_creation_input_tokens`, *not*
 //!   part of `input_tokens` (<https://docs.anthropic.com/en/docs/build-with-claude/prompt-caching>).
+//! - OpenAI Responses: `usage.input_tokens_details.cached_tokens`, part of `input_tokens`
+//!   (<https://platform.openai.com/docs/api-reference/responses/object>, checked 2026-12-04).
 
+use ctxbench_compact::wire::Format;
 use serde_json::Value;
 
 /// What a logged `usage` object says about one call.
@@ -46,6 +49,21 @@ impl LoggedUsage {
             completion_tokens: count("/completion_tokens").or_else(|| count("/output_tokens")),
         }
     }
+
+    /// Read the `usage` of a reply in `format`: a Responses `input_tokens` holds what the cache
+    /// read (Anthropic's does not); chat and Anthropic as [`LoggedUsage::of`].
+    pub fn in_format(usage: &Value, format: Format) -> LoggedUsage {
+        if format != Format::Responses {
+            return LoggedUsage::of(usage);
+        }
+        let count = |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64);
+        LoggedUsage {
+            prompt_tokens: count("/input_tokens"),
+            cache_read_tokens: count("/input_tokens_details/cached_tokens").unwrap_or(0),
+            cache_write_tokens: count("/cache_creation_input_tokens").unwrap_or(0),
+            completion_tokens: count("/output_tokens"),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -75,5 +93,13 @@ mod tests {
         );
         assert_eq!(c.completion_tokens, Some(74));
         assert_eq!(LoggedUsage::of(&Value::Null), LoggedUsage::default());
+        let responses = json!({"input_tokens": 1750, "output_tokens": 74,
+            "input_tokens_details": {"cached_tokens": 1664}});
+        let r = LoggedUsage::in_format(&responses, Format::Responses);
+        assert_eq!(
+            (r.prompt_tokens, r.cache_read_tokens, r.completion_tokens),
+            (Some(1750), 1664, Some(74))
+        );
+        assert_eq!(LoggedUsage::in_format(&anthropic, Format::Anthropic), c);
     }
 }

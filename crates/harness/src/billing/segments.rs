@@ -7,6 +7,7 @@ use std::hash::BuildHasher;
 use ctxbench_compact::message::Message;
 use ctxbench_compact::tokens::TokenCounter;
 use ctxbench_compact::tool_schemas::ToolSchemas;
+use ctxbench_compact::wire::CacheMarks;
 use foldhash::fast::FixedState;
 
 /// The segments of one request.
@@ -16,6 +17,9 @@ pub struct Segments {
     chain: Vec<u64>,
     /// `tokens[k]`: the true tokens of segments `0..=k` (the reply's priming excluded).
     tokens: Vec<u64>,
+    /// The segments the request marks as cache breakpoints itself (Anthropic's `cache_control`),
+    /// ascending; `None` when it marks none.
+    marks: Option<Vec<usize>>,
 }
 
 /// The true tokens of `units`, less the reply's priming every request carries once.
@@ -46,7 +50,32 @@ impl Segments {
             chain.push(mix(chain[chain.len() - 1], m.fingerprint()));
             tokens.push(true_tokens(counter, units));
         }
-        Segments { chain, tokens }
+        Segments {
+            chain,
+            tokens,
+            marks: None,
+        }
+    }
+
+    /// These segments with the request's own breakpoints: after the head when `marks.head`, and
+    /// after each marked message; `skip` messages were cut from the front of the request the marks
+    /// were placed in (a server's truncation), and marks on them are gone.
+    pub fn with_marks(mut self, marks: Option<&CacheMarks>, skip: usize) -> Segments {
+        self.marks = marks.map(|marks| {
+            let head = marks.head.then_some(0);
+            let messages = marks.messages.iter().filter(|&&i| i >= skip).map(|&i| i - skip + 1);
+            head.into_iter().chain(messages).filter(|&k| k < self.len()).collect()
+        });
+        self
+    }
+
+    /// The segments a breakpoint cache stores and reads at: the request's own marks, or
+    /// ctxbench's (the head, and the last message).
+    pub fn breakpoints(&self) -> Vec<usize> {
+        match &self.marks {
+            Some(marks) => marks.clone(),
+            None => vec![0, self.len() - 1],
+        }
     }
 
     /// How many segments (system prompt and tools first).

@@ -1,9 +1,14 @@
-//! [`HttpModel`]: the [`Model`] trait over an OpenAI-compatible `POST {endpoint}/chat/completions`.
+//! [`HttpModel`]: the [`Model`] trait over `POST {endpoint}/chat/completions` (OpenAI-compatible
+//! servers), `/messages` (Anthropic Messages) or `/responses` (OpenAI Responses).
+//!
+//! Anthropic requests carry `max_tokens` (the API requires it) and mark the system prompt and the
+//! last message with `cache_control`, where ctxbench's `breakpoints` cache puts its marks, so
+//! that a real provider caches what the simulation does.
 //!
 //! Blocking (ureq), with a timeout per call, retries with exponential backoff on 429, 5xx and
 //! transport errors (honouring `Retry-After`), context-length errors of the common servers
 //! recognised as overflows, and `usage.prompt_tokens` read as the call's true count. The API key
-//! is sent as a bearer token and nowhere else: not in `Debug`, not in errors (a server that
+//! is sent as a bearer token (Anthropic's `x-api-key`) and nowhere else: not in `Debug`, not in errors (a server that
 //! echoes it has it blanked).
 
 use std::fmt;
@@ -11,9 +16,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ctxbench_compact::compact::SummaryAsk;
-use ctxbench_compact::message::Message;
+use ctxbench_compact::message::{Message, Role};
 use ctxbench_compact::pairing::check_pairing;
+use ctxbench_compact::request_body::RequestBody;
 use ctxbench_compact::tokens::TokenCounter;
+use ctxbench_compact::wire::{Format, body_from_chat};
 use serde_json::{Value, json};
 
 use super::{KIND_HEADER, SUMMARY_HEADER, context_length_error};
@@ -39,6 +46,8 @@ pub struct HttpConfig {
     pub retries: u32,
     /// The wait before the first retry; it doubles each time (a `Retry-After` header wins).
     pub backoff: Duration,
+    /// The wire format the endpoint speaks.
+    pub api: Format,
 }
 
 impl HttpConfig {
@@ -52,6 +61,7 @@ impl HttpConfig {
             timeout: Duration::from_secs(120),
             retries: 3,
             backoff: Duration::from_secs(1),
+            api: Format::Chat,
         }
     }
 }
@@ -66,6 +76,7 @@ impl fmt::Debug for HttpConfig {
             .field("timeout", &self.timeout)
             .field("retries", &self.retries)
             .field("backoff", &self.backoff)
+            .field("api", &self.api)
             .finish()
     }
 }
@@ -115,7 +126,12 @@ impl HttpModel {
     }
 
     fn url(&self) -> String {
-        format!("{}/chat/completions", self.config.endpoint.trim_end_matches('/'))
+        let path = match self.config.api {
+            Format::Chat => "chat/completions",
+            Format::Anthropic => "messages",
+            Format::Responses => "responses",
+        };
+        format!("{}/{path}", self.config.endpoint.trim_end_matches('/'))
     }
 
     /// Blanks the key wherever a server echoed it.
@@ -127,15 +143,64 @@ impl HttpModel {
     }
 
     fn body(&self, req: &ModelRequest<'_>) -> Value {
-        let messages: Vec<&Message> = req.system.into_iter().chain(req.messages).collect();
-        let mut body = json!({"model": self.config.model, "messages": messages});
-        if !req.tools.is_empty() {
-            body["tools"] = Value::Array(req.tools.to_vec());
-        }
+        let mut body = match self.config.api {
+            Format::Chat => {
+                let messages: Vec<&Message> = req.system.into_iter().chain(req.messages).collect();
+                let mut body = json!({"model": self.config.model, "messages": messages});
+                if !req.tools.is_empty() {
+                    body["tools"] = Value::Array(req.tools.to_vec());
+                }
+                body
+            }
+            format => {
+                let mut body = body_from_chat(format, req.system, req.messages, req.tools);
+                body["model"] = self.config.model.clone().into();
+                if format == Format::Anthropic {
+                    body["max_tokens"] = ANTHROPIC_MAX_TOKENS.into();
+                    mark_for_cache(&mut body);
+                } else {
+                    body["store"] = false.into();
+                }
+                body
+            }
+        };
         if let Some(user) = &self.config.user {
-            body["user"] = user.clone().into();
+            match self.config.api {
+                Format::Anthropic => body["metadata"] = json!({ "user_id": user }),
+                Format::Chat | Format::Responses => body["user"] = user.clone().into(),
+            }
         }
         body
+    }
+
+    /// The assistant message of a reply in the endpoint's format.
+    fn message_of(&self, value: &Value) -> Result<Message, String> {
+        match self.config.api {
+            Format::Chat => {
+                let message = value
+                    .pointer("/choices/0/message")
+                    .cloned()
+                    .ok_or("has no choices[0].message")?;
+                Message::from_value(message).map_err(|e| format!("message is not a chat message: {e}"))
+            }
+            format => {
+                // The reply's blocks or items, read as the next turn of a history would be.
+                let (key, list) = match format {
+                    Format::Anthropic => (
+                        "messages",
+                        json!([{"role": "assistant", "content": value.get("content")}]),
+                    ),
+                    _ => ("input", value.get("output").cloned().unwrap_or_else(|| json!([]))),
+                };
+                let body = json!({ key: list }).to_string();
+                let read = RequestBody::parse_as(&body, "the reply", Some(format)).map_err(|e| e.to_string())?;
+                let mut messages = read.conversation.into_messages();
+                match (messages.pop(), messages.is_empty()) {
+                    (Some(message), true) if message.role() == Role::Assistant => Ok(message),
+                    _ => Err("is not one assistant turn".into()),
+                }
+            }
+        }
     }
 
     fn attempt(&self, body: &str, req: &ModelRequest<'_>) -> Attempt {
@@ -151,8 +216,15 @@ impl HttpModel {
                     "agent"
                 },
             );
-        if let Some(key) = &self.config.api_key {
-            call = call.header("Authorization", &format!("Bearer {key}"));
+        match (&self.config.api_key, self.config.api) {
+            (Some(key), Format::Anthropic) => call = call.header("x-api-key", key),
+            (Some(key), _) => call = call.header("Authorization", &format!("Bearer {key}")),
+            (None, _) => {}
+        }
+        if self.config.api == Format::Anthropic {
+            // The API version every Anthropic request names (docs.claude.com/en/api/versioning,
+            // checked 2026-12-04).
+            call = call.header("anthropic-version", "2023-06-01");
         }
         if let Some(ask) = req.summary {
             call = call.header(SUMMARY_HEADER, &summary_header(ask));
@@ -185,12 +257,8 @@ impl HttpModel {
         if usage.get("ctxbench_script_ended").and_then(Value::as_bool) == Some(true) {
             return Err(ModelError::ScriptEnded);
         }
-        let message = value
-            .pointer("/choices/0/message")
-            .cloned()
-            .ok_or_else(|| bad("has no choices[0].message"))?;
-        let message = Message::from_value(message).map_err(|e| bad(&format!("message is not a chat message: {e}")))?;
-        let logged = LoggedUsage::of(&usage);
+        let message = self.message_of(&value).map_err(|e| bad(&e))?;
+        let logged = LoggedUsage::in_format(&usage, self.config.api);
         let prompt_tokens = logged
             .prompt_tokens
             .unwrap_or_else(|| self.counter.count(req.system, req.messages, req.tools));
@@ -256,6 +324,45 @@ impl HttpModel {
             .and_then(|v| v.pointer("/error/message").and_then(Value::as_str).map(str::to_owned))
             .unwrap_or_else(|| text.chars().take(300).collect());
         ModelError::Other(format!("{}: HTTP {status}: {}", self.url(), self.scrub(&message)))
+    }
+}
+
+/// The `max_tokens` of an Anthropic request (required by the API; ctxbench's replies are short).
+const ANTHROPIC_MAX_TOKENS: u64 = 4096;
+
+/// Marks an Anthropic body for the prompt cache where ctxbench's `breakpoints` cache marks: the
+/// system prompt (made a text block to carry the mark), else the last tool, and the last block of
+/// the last message (a string content made a text block).
+fn mark_for_cache(body: &mut Value) {
+    let mark = || json!({"type": "ephemeral"});
+    if let Some(system) = body.get("system").and_then(Value::as_str).map(str::to_owned) {
+        body["system"] = json!([{"type": "text", "text": system, "cache_control": mark()}]);
+    } else if let Some(tool) = body
+        .get_mut("tools")
+        .and_then(Value::as_array_mut)
+        .and_then(|t| t.last_mut())
+    {
+        tool["cache_control"] = mark();
+    }
+    let Some(last) = body
+        .get_mut("messages")
+        .and_then(Value::as_array_mut)
+        .and_then(|m| m.last_mut())
+    else {
+        return;
+    };
+    if let Some(text) = last.get("content").and_then(Value::as_str).map(str::to_owned) {
+        if text.is_empty() {
+            return;
+        }
+        last["content"] = json!([{"type": "text", "text": text}]);
+    }
+    if let Some(block) = last
+        .get_mut("content")
+        .and_then(Value::as_array_mut)
+        .and_then(|b| b.last_mut())
+    {
+        block["cache_control"] = mark();
     }
 }
 

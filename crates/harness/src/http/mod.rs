@@ -1,6 +1,7 @@
-//! Real endpoints both ways, over OpenAI's chat-completions wire format (`docs/serve.md`):
-//! [`HttpModel`] sends the loop's requests to any OpenAI-compatible server, and [`serve`] is such a
-//! server, playing a scenario's scripted model for any agent that calls it.
+//! Real endpoints both ways (`docs/serve.md`), in OpenAI's chat completions, Anthropic's Messages
+//! or OpenAI's Responses: [`HttpModel`] sends the loop's requests to a server of any of them, and
+//! [`serve`] is one that speaks all three (answers shaped by [`shapes`]), playing a scenario's
+//! scripted model for any agent that calls it.
 //!
 //! What ctxbench adds to the wire, all optional: the call's kind in the header `X-Ctxbench-Kind:
 //! agent|summary` (absent = agent), a summary's ask in `X-Ctxbench-Summary: ratio=0.1;keep=id,number`,
@@ -10,6 +11,7 @@
 
 mod client;
 pub mod serve;
+pub mod shapes;
 
 pub use client::{HttpConfig, HttpModel};
 
@@ -69,8 +71,10 @@ pub fn context_length_error(status: u16, body: &str) -> Option<(Option<u64>, Opt
         || SAYINGS.iter().any(|s| lower.contains(s));
     said.then(|| {
         (
-            number_after(&message, "resulted in ").or_else(|| number_after(&message, "you requested ")),
-            number_after(&message, "maximum context length is "),
+            number_after(&message, "resulted in ")
+                .or_else(|| number_after(&message, "you requested "))
+                .or_else(|| number_after(&message, "prompt is too long: ")),
+            number_after(&message, "maximum context length is ").or_else(|| number_after(&message, " tokens > ")),
         )
     })
 }
@@ -99,6 +103,8 @@ mod tests {
         );
         let vllm = r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.","type":"BadRequestError","param":null,"code":400}"#;
         assert_eq!(context_length_error(400, vllm), Some((Some(5000), Some(4096))));
+        let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 9000 tokens > 8192 maximum"}}"#;
+        assert_eq!(context_length_error(400, anthropic), Some((Some(9000), Some(8192))));
         let ollama = r#"{"error":"the input length exceeds the context length"}"#;
         assert_eq!(context_length_error(400, ollama), Some((None, None)));
         let llama_cpp = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#;

@@ -15,11 +15,13 @@ use ctxbench_compact::compact::SummaryAsk;
 use ctxbench_compact::conversation::Conversation;
 use ctxbench_compact::fact::FactKind;
 use ctxbench_compact::message::Message;
+use ctxbench_compact::request_body::RequestBody;
 use ctxbench_compact::tokens::{CounterKind, TokenCounter};
 use ctxbench_compact::tool_schemas::ToolSchemas;
+use ctxbench_compact::wire::{CacheMarks, Format};
 use serde_json::{Map, Value, json};
 
-use super::{SUMMARY_HEADER, context_length_message, error_body};
+use super::{SUMMARY_HEADER, shapes};
 use crate::agent::model::{Model, ModelError, ModelRequest};
 use crate::agent::record::{CallPlace, call_record};
 use crate::billing::cache::CacheMode;
@@ -76,8 +78,8 @@ impl Response {
         }
     }
 
-    fn error(status: u16, message: &str, param: Option<&str>, code: Option<&str>) -> Response {
-        Response::json(status, error_body(message, "invalid_request_error", param, code))
+    fn error(format: Format, status: u16, message: &str, param: Option<&str>, code: Option<&str>) -> Response {
+        Response::json(status, shapes::error(format, status, message, param, code))
     }
 }
 
@@ -144,7 +146,9 @@ impl<'a> Endpoint<'a> {
         let path = path.split('?').next().unwrap_or("");
         let path = path.strip_prefix("/v1").filter(|p| p.starts_with('/')).unwrap_or(path);
         match (method, path) {
-            ("POST", "/chat/completions") => self.chat(headers, body),
+            ("POST", "/chat/completions") => self.answer(Format::Chat, headers, body),
+            ("POST", "/messages") => self.answer(Format::Anthropic, headers, body),
+            ("POST", "/responses") => self.answer(Format::Responses, headers, body),
             ("GET", "/models") => Response::json(
                 200,
                 json!({"object": "list", "data": [
@@ -157,13 +161,19 @@ impl<'a> Endpoint<'a> {
                 body: json!({"shutdown": true}),
                 shutdown: true,
             },
-            (_, "/chat/completions" | "/models" | "/ctxbench/report" | "/ctxbench/shutdown") => Response::error(
+            (
+                _,
+                "/chat/completions" | "/messages" | "/responses" | "/models" | "/ctxbench/report"
+                | "/ctxbench/shutdown",
+            ) => Response::error(
+                route_format(path),
                 405,
                 &format!("Method {method} is not allowed on {path}."),
                 None,
                 Some("method_not_allowed"),
             ),
             _ => Response::error(
+                Format::Chat,
                 404,
                 &format!("Unknown request URL: {method} {path}."),
                 None,
@@ -172,9 +182,15 @@ impl<'a> Endpoint<'a> {
         }
     }
 
-    /// The answer to a body over [`ServeConfig::max_body`].
-    pub fn too_large(&self) -> Response {
+    /// The answer to a body over [`ServeConfig::max_body`] sent to `path`, in its format's shape.
+    pub fn too_large(&self, path: &str) -> Response {
+        let path = path.split('?').next().unwrap_or("");
+        self.too_large_in(route_format(path.strip_prefix("/v1").unwrap_or(path)))
+    }
+
+    fn too_large_in(&self, format: Format) -> Response {
         Response::error(
+            format,
             413,
             &format!("The request body is over {} bytes.", self.config.max_body),
             None,
@@ -182,57 +198,19 @@ impl<'a> Endpoint<'a> {
         )
     }
 
-    fn chat(&self, headers: &[(String, String)], body: &[u8]) -> Response {
+    /// A model call in `format`: read, placed in its run, answered in the same format.
+    fn answer(&self, format: Format, headers: &[(String, String)], body: &[u8]) -> Response {
         if body.len() > self.config.max_body {
-            return self.too_large();
+            return self.too_large_in(format);
         }
-        let value: Value = match serde_json::from_slice(body) {
-            Ok(v) => v,
-            Err(e) => {
-                return Response::error(
-                    400,
-                    &format!("We could not parse the JSON body of your request: {e}."),
-                    None,
-                    None,
-                );
-            }
+        let incoming = match format {
+            Format::Chat => read_chat(body),
+            Format::Anthropic | Format::Responses => read_wire(format, body),
         };
-        let Some(list) = value.get("messages").and_then(Value::as_array) else {
-            return Response::error(
-                400,
-                "\"messages\" must be an array of messages.",
-                Some("messages"),
-                None,
-            );
+        let incoming = match incoming {
+            Ok(incoming) => incoming,
+            Err((message, param)) => return Response::error(format, 400, &message, param.as_deref(), None),
         };
-        if value.get("stream").and_then(Value::as_bool) == Some(true) {
-            return Response::error(
-                400,
-                "ctxbench serve does not stream; send \"stream\": false.",
-                Some("stream"),
-                None,
-            );
-        }
-        let mut messages = Vec::with_capacity(list.len());
-        for (i, m) in list.iter().enumerate() {
-            match Message::from_value(m.clone()) {
-                Ok(m) => messages.push(m),
-                Err(e) => {
-                    return Response::error(
-                        400,
-                        &format!("messages[{i}]: {e}"),
-                        Some(&format!("messages[{i}]")),
-                        None,
-                    );
-                }
-            }
-        }
-        let tools = match value.get("tools") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(t)) => t.clone(),
-            Some(_) => return Response::error(400, "\"tools\" must be an array.", Some("tools"), None),
-        };
-        let user = value.get("user").and_then(Value::as_str).map(str::to_owned);
         let header = |name: &str| {
             headers
                 .iter()
@@ -241,9 +219,9 @@ impl<'a> Endpoint<'a> {
         };
         let summary = header(super::KIND_HEADER).is_some_and(|k| k.eq_ignore_ascii_case("summary"));
         let ask = summary.then(|| summary_ask(header(SUMMARY_HEADER).unwrap_or("")));
-        let conversation = Conversation::from_messages(messages, tools);
-        let Some(run) = self.run(&conversation, user, summary) else {
+        let Some(run) = self.run(&incoming.conversation, incoming.user.clone(), summary) else {
             return Response::error(
+                format,
                 400,
                 "A summary call came before any conversation.",
                 Some("messages"),
@@ -251,12 +229,8 @@ impl<'a> Endpoint<'a> {
             );
         };
         let mut run = lock(&run);
-        let model = value
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or(&self.scenario.name)
-            .to_owned();
-        self.call(&mut run, &conversation, ask.as_ref(), &model)
+        let model = incoming.model.clone().unwrap_or_else(|| self.scenario.name.clone());
+        self.call(&mut run, &incoming, ask.as_ref(), &model, format)
     }
 
     /// The run a call belongs to, made on its first call.
@@ -312,7 +286,15 @@ impl<'a> Endpoint<'a> {
         Some(runs.list[i].clone())
     }
 
-    fn call(&self, run: &mut Run<'a>, c: &Conversation, ask: Option<&SummaryAsk>, model: &str) -> Response {
+    fn call(
+        &self,
+        run: &mut Run<'a>,
+        incoming: &Incoming,
+        ask: Option<&SummaryAsk>,
+        model: &str,
+        format: Format,
+    ) -> Response {
+        let c = &incoming.conversation;
         let kind = if ask.is_some() {
             CallKind::Summary
         } else {
@@ -322,7 +304,9 @@ impl<'a> Endpoint<'a> {
         if kind == CallKind::Agent {
             let request = match run.server.inner_mut().place(&c.messages) {
                 Ok(request) => request,
-                Err(e) => return Response::error(400, &e, Some("messages"), Some("ctxbench_unknown_request")),
+                Err(e) => {
+                    return Response::error(format, 400, &e, Some("messages"), Some("ctxbench_unknown_request"));
+                }
             };
             let last_user = c.messages.iter().rposition(Message::is_request).unwrap_or(0);
             turn = 1 + c.messages[last_user..]
@@ -350,18 +334,11 @@ impl<'a> Endpoint<'a> {
             request: run.request,
             summary: ask,
             at_s: run.clock_s,
+            marks: incoming.marks.as_ref(),
         };
         let result = run.server.complete(req);
         if matches!(result, Err(ModelError::ScriptEnded)) {
-            return Response::json(
-                200,
-                json!({
-                    "id": format!("chatcmpl-ctxbench-{}", run.trace.len() + 1), "object": "chat.completion",
-                    "created": 0, "model": model,
-                    "choices": [{"index": 0, "message": {"role": "assistant", "content": ""}, "finish_reason": "stop"}],
-                    "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0, "ctxbench_script_ended": true}
-                }),
-            );
+            return Response::json(200, shapes::script_ended(format, run.trace.len() + 1, model));
         }
         let window = self.config.window;
         let prefix = match (&result, kind) {
@@ -395,35 +372,17 @@ impl<'a> Endpoint<'a> {
                 if let (Some(step), CallKind::Agent) = (reply.facts.step, reply.kind) {
                     run.played.insert(step);
                 }
-                let finish = if record.reply_calls > 0 { "tool_calls" } else { "stop" };
-                Response::json(
-                    200,
-                    json!({
-                        "id": format!("chatcmpl-ctxbench-{}", record.call), "object": "chat.completion",
-                        "created": 0, "model": model,
-                        "choices": [{"index": 0, "message": reply.message.into_value(), "finish_reason": finish}],
-                        "usage": {
-                            "prompt_tokens": record.true_tokens,
-                            "completion_tokens": record.completion_tokens,
-                            "total_tokens": record.true_tokens + record.completion_tokens,
-                            "prompt_tokens_details": {"cached_tokens": record.cache_read_tokens},
-                            "cache_creation_input_tokens": record.cache_write_tokens,
-                            "ctxbench_latency_s": record.latency_s,
-                            "ctxbench_step": record.step,
-                            "ctxbench_facts_needed": record.needed,
-                            "ctxbench_facts_lost": record.lost,
-                            "ctxbench_facts_refetched": record.refetched,
-                        }
-                    }),
-                )
+                Response::json(200, shapes::reply(format, model, reply.message, &record))
             }
             Err(ModelError::ContextWindowExceeded { needed, limit }) => Response::error(
+                format,
                 400,
-                &context_length_message(needed, limit),
+                &shapes::too_long(format, needed, limit),
                 Some("messages"),
                 Some("context_length_exceeded"),
             ),
             Err(ModelError::Pairing(broken)) => Response::error(
+                format,
                 400,
                 &format!(
                     "Invalid parameter: messages with role 'tool' must be a response to a preceding message \
@@ -432,7 +391,7 @@ impl<'a> Endpoint<'a> {
                 Some("messages"),
                 None,
             ),
-            Err(e) => Response::json(500, error_body(&e.to_string(), "server_error", None, None)),
+            Err(e) => Response::error(format, 500, &e.to_string(), None, None),
         };
         run.tokens_sent = record.tokens_sent;
         run.clock_s += record.latency_s;
@@ -484,6 +443,110 @@ impl<'a> Endpoint<'a> {
             "runs": runs,
         })
     }
+}
+
+/// A model call as read from its body, in any format.
+struct Incoming {
+    conversation: Conversation,
+    /// The body's own cache breakpoints (Anthropic's `cache_control`).
+    marks: Option<CacheMarks>,
+    /// The client's name for the conversation: `user` (chat, Responses) or `metadata.user_id`
+    /// (Anthropic).
+    user: Option<String>,
+    model: Option<String>,
+}
+
+/// What a body that cannot be read is told: the message and the parameter at fault.
+type Unreadable = (String, Option<String>);
+
+/// The format whose shapes the answers on `path` (without `/v1`) take.
+fn route_format(path: &str) -> Format {
+    match path {
+        "/messages" => Format::Anthropic,
+        "/responses" => Format::Responses,
+        _ => Format::Chat,
+    }
+}
+
+fn no_streams(value: &Value) -> Result<(), Unreadable> {
+    if value.get("stream").and_then(Value::as_bool) == Some(true) {
+        return Err((
+            "ctxbench serve does not stream; send \"stream\": false.".into(),
+            Some("stream".into()),
+        ));
+    }
+    Ok(())
+}
+
+fn parse_json(body: &[u8]) -> Result<Value, Unreadable> {
+    serde_json::from_slice(body).map_err(|e| (format!("We could not parse the JSON body of your request: {e}."), None))
+}
+
+/// A chat-completions body: `messages`, `tools`, `user`, `model`.
+fn read_chat(body: &[u8]) -> Result<Incoming, Unreadable> {
+    let value = parse_json(body)?;
+    let Some(list) = value.get("messages").and_then(Value::as_array) else {
+        return Err((
+            "\"messages\" must be an array of messages.".into(),
+            Some("messages".into()),
+        ));
+    };
+    no_streams(&value)?;
+    let mut messages = Vec::with_capacity(list.len());
+    for (i, m) in list.iter().enumerate() {
+        let message = Message::from_value(m.clone())
+            .map_err(|e| (format!("messages[{i}]: {e}"), Some(format!("messages[{i}]"))))?;
+        messages.push(message);
+    }
+    let tools = match value.get("tools") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(t)) => t.clone(),
+        Some(_) => return Err(("\"tools\" must be an array.".into(), Some("tools".into()))),
+    };
+    Ok(Incoming {
+        conversation: Conversation::from_messages(messages, tools),
+        marks: None,
+        user: value.get("user").and_then(Value::as_str).map(str::to_owned),
+        model: value.get("model").and_then(Value::as_str).map(str::to_owned),
+    })
+}
+
+/// An Anthropic Messages or OpenAI Responses body, read by the library into the one history, its
+/// own rules checked (`wire::check`).
+fn read_wire(format: Format, body: &[u8]) -> Result<Incoming, Unreadable> {
+    let value = parse_json(body)?;
+    no_streams(&value)?;
+    let key = if format == Format::Anthropic {
+        "messages"
+    } else {
+        "input"
+    };
+    if value.get(key).is_none() {
+        return Err((format!("{key}: Field required"), Some(key.into())));
+    }
+    let user = match format {
+        Format::Anthropic => value.pointer("/metadata/user_id"),
+        _ => value.get("user"),
+    }
+    .and_then(Value::as_str)
+    .map(str::to_owned);
+    let model = value.get("model").and_then(Value::as_str).map(str::to_owned);
+    let text = String::from_utf8_lossy(body);
+    let parsed = RequestBody::parse_as(&text, "request", Some(format)).map_err(|e| {
+        let message = e.to_string();
+        let message = message.strip_prefix("request: ").unwrap_or(&message).to_owned();
+        let param = match &e {
+            ctxbench_compact::Error::Input { at, .. } => Some(at.clone()),
+            _ => Some(key.to_owned()),
+        };
+        (message, param)
+    })?;
+    Ok(Incoming {
+        marks: parsed.cache_marks(),
+        conversation: parsed.conversation,
+        user,
+        model,
+    })
 }
 
 /// One conversation a client held with the endpoint, as a row of `results.csv`: the endpoint

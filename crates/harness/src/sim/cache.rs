@@ -71,9 +71,9 @@ impl PromptCache {
 
     /// What a request arriving at `now_s` reads, and writes: `prefix` reads the longest stored
     /// prefix it shares, rounded down to the block, if at least `min`; `breakpoints` reads the
-    /// longest stored breakpoint prefix within `lookback` segments of its marks (the end of the
-    /// system prompt with the tools, and its last message) and writes what lies between that and
-    /// its last mark. A read refreshes what it read.
+    /// longest stored breakpoint prefix within `lookback` segments of its marks (its own
+    /// `cache_control` marks, else the end of the system prompt with the tools and its last
+    /// message) and writes what lies between that and its last mark. A read refreshes what it read.
     pub fn serve(&mut self, request: &Segments, now_s: f64) -> CacheUse {
         let last = request.len() - 1;
         match self.mode.clone() {
@@ -99,8 +99,10 @@ impl PromptCache {
             CacheMode::Breakpoints {
                 min, ttl_s, lookback, ..
             } => {
-                let hit = [0, last]
-                    .into_iter()
+                let marks = request.breakpoints();
+                let hit = marks
+                    .iter()
+                    .copied()
                     .filter_map(|mark| {
                         (mark.saturating_sub(lookback)..=mark)
                             .rev()
@@ -111,11 +113,9 @@ impl PromptCache {
                 if let Some(k) = hit {
                     self.keep(request, k, now_s + ttl_s as f64);
                 }
-                let write = if request.total() >= min {
-                    request.total() - read
-                } else {
-                    0
-                };
+                // What lies between the read and the last mark is written (nothing past it).
+                let end = marks.last().map_or(0, |&k| request.tokens(k));
+                let write = if end >= min { end.saturating_sub(read) } else { 0 };
                 CacheUse { read, write }
             }
         }
@@ -139,7 +139,7 @@ impl PromptCache {
             }
             CacheMode::Breakpoints { min, ttl_s, .. } => {
                 let until = end_s + ttl_s as f64;
-                for mark in [0, last] {
+                for mark in request.breakpoints() {
                     if request.tokens(mark) >= min {
                         self.keep(request, mark, until);
                     }
@@ -232,6 +232,31 @@ mod tests {
             completion: 50,
         };
         assert_eq!(sonnet.cost(&billed), 5_235_000_000);
+    }
+
+    #[test]
+    fn breakpoints_the_requests_own_marks_replace_ctxbenchs() {
+        use ctxbench_compact::wire::CacheMarks;
+        let marked = |messages: Vec<usize>| CacheMarks { head: false, messages };
+        let mut cache = PromptCache::new(CacheMode::BREAKPOINTS);
+        // head 600 (unmarked, and under the minimum anyway), then 800, 300: totals 600, 1,400,
+        // 1,700. The client marks only its first message (segment 1).
+        let r1 = Segments::made_up(&[(1, 600), (2, 800), (3, 300)]).with_marks(Some(&marked(vec![0])), 0);
+        // Nothing to read; written: up to the one mark, 1,400 (the 300 after it are not).
+        assert_eq!(call(&mut cache, &r1, 0.0), CacheUse { read: 0, write: 1400 });
+        // The next request keeps that mark and marks its last message too (index 2, segment 3):
+        // looking back from it, the first stored prefix is the marked 1,400; then 1,900 - 1,400
+        // = 500 are written.
+        let r2 = Segments::made_up(&[(1, 600), (2, 800), (3, 300), (4, 200)]).with_marks(Some(&marked(vec![0, 2])), 0);
+        assert_eq!(call(&mut cache, &r2, 10.0), CacheUse { read: 1400, write: 500 });
+        // Without its marks, the same request is read where ctxbench marks (the head, the last
+        // message): what r2 stored at its last mark, all 1,900.
+        let plain = Segments::made_up(&[(1, 600), (2, 800), (3, 300), (4, 200)]);
+        assert_eq!(call(&mut cache, &plain, 20.0), CacheUse { read: 1900, write: 0 });
+        // A server that cut the first message (skip 1) drops the mark on it; the one on the
+        // last message (2, now 1) stays: segment 2 of the cut request.
+        let cut = Segments::made_up(&[(1, 600), (3, 300), (4, 200)]).with_marks(Some(&marked(vec![0, 2])), 1);
+        assert_eq!(cut.breakpoints(), vec![2]);
     }
 
     #[test]

@@ -96,8 +96,8 @@ impl<M: Model> Model for Provider<M> {
                 .tokens(prefix + messages.iter().map(|m| self.counter.message_units(m)).sum::<u64>())
         };
         let needed = count(req.messages);
-        let (req, truncated) = if needed <= self.window {
-            (req, false)
+        let (req, skipped) = if needed <= self.window {
+            (req, 0)
         } else {
             match self.overflow {
                 Overflow::Reject => {
@@ -113,11 +113,12 @@ impl<M: Model> Model for Provider<M> {
                             messages: &req.messages[start..],
                             ..req
                         },
-                        true,
+                        start,
                     )
                 }
             }
         };
+        let truncated = skipped > 0;
         let prompt_tokens = if truncated { count(req.messages) } else { needed };
         if prompt_tokens > self.window {
             // Even the newest message alone does not fit.
@@ -127,7 +128,9 @@ impl<M: Model> Model for Provider<M> {
             });
         }
         let cached = !matches!(self.cache.mode(), CacheMode::None);
-        let segments = cached.then(|| Segments::of(self.counter.as_ref(), req.system, req.messages, req.tools));
+        let segments = cached.then(|| {
+            Segments::of(self.counter.as_ref(), req.system, req.messages, req.tools).with_marks(req.marks, skipped)
+        });
         let used = segments
             .as_ref()
             .map_or_else(Default::default, |s| self.cache.serve(s, req.at_s));

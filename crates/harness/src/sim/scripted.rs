@@ -72,7 +72,13 @@ impl<'a> ScriptedModel<'a> {
         let Some(at) = messages.iter().rposition(Message::is_request) else {
             return Err("the request has no user message".into());
         };
-        let same = |r: &usize| self.scenario.requests[*r].user.same_content(&messages[at]);
+        // A request sent as blocks of text (Anthropic's, to carry a `cache_control` mark) is the
+        // request whose text it holds.
+        let same = |r: &usize| {
+            let user = &self.scenario.requests[*r].user;
+            user.same_content(&messages[at])
+                || (messages[at].content_str().is_none() && user.text() == messages[at].text())
+        };
         let requests = 0..self.scenario.requests.len();
         let Some(request) = (self.request..requests.end)
             .find(same)
