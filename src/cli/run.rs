@@ -51,7 +51,7 @@ pub struct RunCommandArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Live model")]
 struct LiveArgs {
-    /// An OpenAI-compatible API's base URL (`http://127.0.0.1:11434/v1`, `https://api.openai.com/v1`):
+    /// An API's base URL (`http://127.0.0.1:11434/v1`, `https://api.openai.com/v1`, `https://api.anthropic.com/v1` with --api anthropic):
     /// the real model drives the conversation with the scenario's tools; the key, if any, comes
     /// from CTXBENCH_API_KEY and is never printed or written. Needs --model, and --window when the scenario sets none.
     #[arg(long, value_name = "URL", requires = "model")]

@@ -23,18 +23,23 @@ use super::files::{trace_lines, write_atomic};
 use super::output::{say, sayln};
 use super::settings_args::{BillArgs, OverflowArg, TokenizerArg};
 
-/// Serve a scenario as an OpenAI-compatible endpoint, to measure any agent from outside.
+/// Serve a scenario as a model's endpoint (OpenAI chat, Anthropic Messages, OpenAI Responses), to
+/// measure any agent from outside.
 ///
-/// `POST /v1/chat/completions` plays the scenario's scripted model against whatever history the
-/// client sends: it enforces the window with the true counter, rejects broken pairing and
-/// over-window requests with OpenAI's error shapes, and records every call. `GET /v1/models`
+/// `POST /v1/chat/completions`, `POST /v1/messages` (Anthropic) and `POST /v1/responses` play the
+/// scenario's scripted model against whatever history the client sends: each enforces the window
+/// with the true counter, rejects broken pairing (the format's own rules) and over-window requests
+/// with its API's error shapes, reports the simulated cache in its API's usage fields (Anthropic's
+/// read at the request's own cache_control marks), and records every call. `GET /v1/models`
 /// names the scenario; `GET /ctxbench/report` returns the figures so far. Each conversation (its
-/// first user message and the body's `user` field) is its own run. On Ctrl-C or
-/// `POST /ctxbench/shutdown` it writes results.csv, results.json and one trace per run.
+/// first user message and the body's `user`, or Anthropic's `metadata.user_id`) is its own run.
+/// On Ctrl-C or `POST /ctxbench/shutdown` it writes results.csv, results.json and one trace per
+/// run.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench serve scenarios/bike-shop-return.json --port 8080\n  \
-                        OPENAI_BASE_URL=http://127.0.0.1:8080/v1 python examples/agent.py scenarios/bike-shop-return.json"
+                        python examples/agent.py scenarios/bike-shop-return.json --base-url http://127.0.0.1:8080/v1\n  \
+                        python examples/agent_anthropic.py scenarios/bike-shop-return.json --base-url http://127.0.0.1:8080"
 )]
 pub struct ServeArgs {
     /// The scenario to play.

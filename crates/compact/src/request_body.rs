@@ -178,7 +178,8 @@ impl RequestBody {
     }
 
     /// The cache breakpoints the body sets itself (Anthropic's `cache_control` marks), placed in
-    /// the conversation as it is now; `None` when it sets none.
+    /// the conversation as it is now: empty for an Anthropic body that sets none (nothing is
+    /// cached), `None` for a body of another format (its provider caches by itself).
     pub fn cache_marks(&self) -> Option<CacheMarks> {
         self.wire.as_ref()?.cache_marks(&self.conversation.messages)
     }
