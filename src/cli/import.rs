@@ -12,7 +12,7 @@ use ctxbench_harness::billing::cache::CacheMode;
 use ctxbench_harness::human::{count, thousands};
 use ctxbench_harness::import::{
     CacheFidelity, ImportOptions, Imported, LoggedConversation, conversations as call_log, import, import_logged,
-    is_call_log, rate,
+    is_call_log, rate, read_session, session_log,
 };
 use ctxbench_harness::settings::RunSettings;
 
@@ -22,11 +22,13 @@ use super::settings_args::BillArgs;
 
 /// Turn logged conversations into scenarios, their facts found automatically.
 ///
-/// Each CONVERSATION is a chat request body `{"messages": [...], "tools": [...]}` or a bare array
-/// of messages, in OpenAI's chat format; a `.jsonl` file holds one conversation per line, or is a
-/// call log as proxies write it (`{"request": ..., "response": ...}` per model call), whose
-/// calls are grouped into conversations by their first user message and whose logged usage is
-/// kept and put beside the simulated cache (set the provider with --price). User
+/// Each CONVERSATION is a request body or a bare array of messages, in OpenAI chat, Anthropic
+/// Messages or OpenAI Responses (detected by its fields); a `.jsonl` file holds one conversation
+/// per line, or is a call log as proxies write it (`{"request": ..., "response": ...}` per model
+/// call, grouped into conversations by their first user message), a Claude Code session
+/// (~/.claude/projects/…/SESSION.jsonl) or a Codex rollout (~/.codex/sessions/…/rollout-….jsonl).
+/// The logged usage of a call log's or a session's calls is kept and put beside the simulated
+/// cache (set the provider with --price). User
 /// messages become requests, assistant messages steps, tool results fixtures. A fact is a value
 /// (an id, a code, a number of 4+ digits, a date, a path) that first appears in a user message or
 /// a tool result and that a later step uses. Every scenario is replayed with `none` before it is
@@ -72,7 +74,9 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
                 Some(logged) => import_logged(logged, &source, &c.name, &options),
                 None => import(&c.text, &source, &c.name, &options),
             };
-            imported.push((source, done.map_err(|e| c.place(e))?));
+            let mut done = done.map_err(|e| c.place(e))?;
+            done.notes.splice(0..0, c.notes);
+            imported.push((source, done));
         }
     }
     let mut names: BTreeMap<&str, &str> = BTreeMap::new();
@@ -188,8 +192,10 @@ struct Conversation {
     /// The scenario's name.
     name: String,
     text: String,
-    /// The conversation of a call log, with its calls' usage.
+    /// The conversation of a call log or an agent's session log, with its calls' usage.
     logged: Option<LoggedConversation>,
+    /// What reading an agent's session log took along the way.
+    notes: Vec<String>,
 }
 
 impl Conversation {
@@ -228,6 +234,19 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
             name: stem,
             text,
             logged: None,
+            notes: Vec::new(),
+        }]);
+    }
+    if let Some(log) = session_log(&text) {
+        let (logged, mut notes) = read_session(&text, &source, log)?;
+        notes.insert(0, format!("read as a {}", log.name()));
+        return Ok(vec![Conversation {
+            file: source,
+            line: None,
+            name: stem,
+            text: String::new(),
+            logged: Some(logged),
+            notes,
         }]);
     }
     if is_call_log(&text) {
@@ -240,6 +259,7 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
                 name: format!("{stem}-{}", k + 1),
                 text: String::new(),
                 logged: Some(logged),
+                notes: Vec::new(),
             })
             .collect());
     }
@@ -253,6 +273,7 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
             name: format!("{stem}-{}", n + 1),
             text: line.to_owned(),
             logged: None,
+            notes: Vec::new(),
         })
         .collect())
 }

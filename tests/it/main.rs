@@ -12,6 +12,7 @@ mod cli_sweep;
 mod conversations;
 mod counts;
 mod import;
+mod import_sessions;
 mod layers;
 mod plots;
 mod properties;

@@ -184,6 +184,13 @@ impl RequestBody {
         self.wire.as_ref()?.cache_marks(&self.conversation.messages)
     }
 
+    /// For a body of another wire format: the items of its list (Anthropic `messages`, Responses
+    /// `input`) a message of the history came from (several for a Responses assistant turn:
+    /// reasoning, text and calls); `None` for the system prompt and for a chat body.
+    pub fn wire_items(&self, message: &Message) -> Option<std::ops::Range<usize>> {
+        self.wire.as_ref()?.items_of(message)
+    }
+
     /// The body as JSON, in the shape and format it was read, with the conversation as it is now.
     pub fn into_value(self) -> Value {
         if let Some(source) = &self.wire {

@@ -288,6 +288,15 @@ impl Source {
     fn piece(&self, message: &Message) -> Option<Piece> {
         message.origin().map(|o| self.pieces[o as usize])
     }
+
+    /// The items of the body's list (Anthropic `messages`, Responses `input`) `message` came from.
+    pub(crate) fn items_of(&self, message: &Message) -> Option<std::ops::Range<usize>> {
+        match self.piece(message)? {
+            Piece::System => None,
+            Piece::Whole { item } | Piece::Blocks { item, .. } => Some(item as usize..item as usize + 1),
+            Piece::Items { first, count } => Some(first as usize..(first + count) as usize),
+        }
+    }
 }
 
 /// The text of a list of blocks or parts: each one's `field` (`text`, `thinking`), concatenated.

@@ -4,6 +4,7 @@
 //! are separate conversations. Each call's logged usage is kept.
 
 use ctxbench_compact::Error;
+use ctxbench_compact::wire::Format;
 use serde_json::{Value, json};
 
 use crate::billing::logged::LoggedUsage;
@@ -19,6 +20,8 @@ pub struct LoggedConversation {
     pub usage: Vec<LoggedUsage>,
     /// How many messages each call's request held (system prompt included).
     pub sent: Vec<usize>,
+    /// The wire format of `body`: chat for a proxy's call log, the agent's own for a session log.
+    pub format: Format,
 }
 
 /// Whether `text` is a call log: its first line is an object with `request` and `response`.
@@ -102,6 +105,7 @@ pub fn conversations(text: &str, source_name: &str) -> Result<Vec<LoggedConversa
                 body: body.to_string(),
                 usage: c.usage,
                 sent: c.sent,
+                format: Format::Chat,
             }
         })
         .collect())

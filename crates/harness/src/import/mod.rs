@@ -12,6 +12,7 @@
 pub mod call_log;
 pub mod facts;
 mod fidelity;
+pub mod sessions;
 mod walk;
 
 use std::collections::BTreeMap;
@@ -22,6 +23,7 @@ use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::request_body::RequestBody;
 pub use facts::FoundFact;
 use serde_json::{Map, Value, json};
+pub use sessions::{SessionLog, read_session, session_log};
 use walk::{Walked, WalkedCall};
 
 use crate::billing::cache::CacheMode;
@@ -147,7 +149,7 @@ fn import_with(
     options: &ImportOptions,
     logged: Option<&LoggedConversation>,
 ) -> Result<Imported, Error> {
-    let body = RequestBody::parse(text, source_name)?;
+    let body = RequestBody::parse_as(text, source_name, logged.map(|l| l.format))?;
     let tools = body.conversation.tools.clone();
     let messages = body.conversation.into_messages();
     let mut walked = walk::walk(&messages, source_name)?;
@@ -204,6 +206,11 @@ fn logged_usage(logged: &LoggedConversation, w: &Walked, notes: &mut Vec<String>
     (0..w.calls_at.len())
         .map(|k| match (logged.sent.get(k), logged.usage.get(k)) {
             (Some(&sent), Some(usage)) if sent == w.calls_at[k] && usage.prompt_tokens.is_some() => Some(*usage),
+            (Some(&sent), Some(_)) if sent == w.calls_at[k] => {
+                let line = logged.lines.get(k).map_or("no line".to_owned(), |l| format!("line {l}"));
+                notes.push(format!("model call {} ({line}): no usage was logged for it", k + 1));
+                None
+            }
             _ => {
                 let line = logged.lines.get(k).map_or("no line".to_owned(), |l| format!("line {l}"));
                 notes.push(format!(

@@ -216,13 +216,8 @@ fn step(index: usize, m: &Message) -> Result<WalkedStep, (String, String)> {
         }
     };
     let mut calls = Vec::new();
-    for (k, call) in m.calls().enumerate() {
-        let args: Value = serde_json::from_str(call.arguments).map_err(|e| {
-            (
-                format!(".tool_calls[{k}].function.arguments"),
-                format!("not JSON ({e}); fixtures are keyed by the arguments' JSON value"),
-            )
-        })?;
+    for call in m.calls() {
+        let args = crate::scenario::arguments_key(call.arguments);
         calls.push(WalkedCall {
             id: call.id.to_owned(),
             name: call.name.to_owned(),

@@ -9,6 +9,13 @@ use serde_json::Value;
 use super::{DEFAULT_TOOL_LATENCY_S, FixtureResult, Tool};
 use crate::agent::tools::{ToolResults, Tools};
 
+/// The key a call's arguments look up a fixture by: their JSON value, or, for a free-form tool
+/// whose input is text (a Responses `custom_tool_call`, Codex's `apply_patch`), that text as a
+/// JSON string.
+pub fn arguments_key(arguments: &str) -> Value {
+    serde_json::from_str(arguments).unwrap_or_else(|_| Value::String(arguments.to_owned()))
+}
+
 /// A scenario's fixture results.
 #[derive(Clone, Debug)]
 pub struct FixtureTools<'a> {
@@ -46,14 +53,15 @@ impl<'a> FixtureTools<'a> {
         let Some(t) = self.tools.iter().position(|t| t.name == name) else {
             return Answer::Text(format!("Unknown tool: {name}"));
         };
-        let Ok(args) = serde_json::from_str::<Value>(arguments) else {
-            return Answer::Text(format!("Error: the arguments of {name} are not JSON: {arguments}"));
-        };
+        let args = arguments_key(arguments);
         let tool = &self.tools[t];
         let matching: Vec<usize> = (0..tool.results.len())
             .filter(|&k| tool.results[k].args == args)
             .collect();
         let Some(&first) = matching.first() else {
+            if args.is_string() {
+                return Answer::Text(format!("Error: the arguments of {name} are not JSON: {arguments}"));
+            }
             return Answer::Text(format!("Error: no result of {name} for {args}"));
         };
         // The key's call count lives on its first result.

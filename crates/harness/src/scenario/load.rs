@@ -283,13 +283,7 @@ impl Loader<'_> {
             };
             let (arguments, args) = match (call.arguments, call.args) {
                 (Some(raw), _) => {
-                    let args: Value = serde_json::from_str(&raw).map_err(|e| {
-                        self.err(
-                            Some(r),
-                            Some(s),
-                            format!("call {}: \"arguments\" is not JSON: {e}", k + 1),
-                        )
-                    })?;
+                    let args = super::arguments_key(&raw);
                     (raw, args)
                 }
                 (None, args) => {

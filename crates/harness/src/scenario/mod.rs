@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::billing::logged::LoggedUsage;
 
 pub use ctxbench_compact::fact::FactKind;
-pub use fixtures::FixtureTools;
+pub use fixtures::{FixtureTools, arguments_key};
 pub use load::{load_scenario, parse_scenario};
 
 /// The scenario files of a folder: every `*.json` but `schema.json`, sorted by name.
