@@ -2,6 +2,7 @@
 //! and returns an exit code CI can rely on (0 done, 1 a measured failure, 2 unusable input).
 
 mod cli;
+mod huge_pages;
 
 use std::process::ExitCode;
 

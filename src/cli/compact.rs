@@ -9,9 +9,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+
+use crate::huge_pages::AllowWhenLarge;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::StageSpec;
-use ctxbench_compact::tokens::{Estimator, count_ahead};
+use ctxbench_compact::tokens::{CounterKind, Estimator, count_ahead};
 use ctxbench_compact::{Compaction, Compactor, Conversation, Format, Policy, RequestBody, Strategy, check_pairing};
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
@@ -175,6 +177,10 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     // or when the estimator is that counter, whose figures it then is.
     let free = estimator == args.tokenizer.tokenizer;
     let counted = args.true_tokens || free;
+    // Loading a tokenizer's tables is a large job from the start (huge_pages.rs).
+    if counted || matches!(estimator, CounterKind::O200k | CounterKind::Cl100k) {
+        crate::huge_pages::allow();
+    }
     // One pass over a fresh body: no process-wide cache of texts (it would copy every text).
     let estimator = estimator.single_pass_counter();
     let tokenizer = args.tokenizer.tokenizer.single_pass_counter();
@@ -262,11 +268,11 @@ fn read_body(file: Option<&PathBuf>, source_name: &str, format: Option<Format>) 
     match file.filter(|f| f.as_os_str() != "-") {
         Some(path) => {
             let opened = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let reader = std::io::BufReader::with_capacity(BUFFER, opened);
+            let reader = std::io::BufReader::with_capacity(BUFFER, AllowWhenLarge::new(opened));
             Ok(RequestBody::parse_reader_as(reader, source_name, format)?)
         }
         None => {
-            let reader = std::io::BufReader::with_capacity(BUFFER, std::io::stdin().lock());
+            let reader = std::io::BufReader::with_capacity(BUFFER, AllowWhenLarge::new(std::io::stdin().lock()));
             Ok(RequestBody::parse_reader_as(reader, source_name, format)?)
         }
     }

@@ -54,6 +54,9 @@ enum Command {
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Compact(_)) {
+        crate::huge_pages::allow();
+    }
     let result = match cli.command {
         Command::Compare(args) => compare::run(args),
         Command::Run(args) => run::run(args),
