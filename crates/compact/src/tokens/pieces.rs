@@ -45,8 +45,8 @@ impl Piece {
 
 /// Pieces up to this many bytes (most words with their space, numbers, punctuation) are keyed
 /// by one word, their bytes below their length: entries of 16 bytes, not 40, so more of the
-/// cache stays in the processor's (a 27% faster count of a realistic history, with the keys
-/// built byte by byte; `cargo bench --bench peers`).
+/// cache stays in the processor's (with the keys built byte by byte, the count of a realistic
+/// history took 270 ms where it took 370: the `in_process` example, docs/performance.md).
 const TINY: usize = 7;
 
 #[derive(Default)]
