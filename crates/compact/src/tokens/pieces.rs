@@ -15,6 +15,9 @@ use foldhash::fast::FixedState;
 
 /// Pieces up to this many bytes are cached (a word with its space, a number, punctuation).
 const SHORT: usize = 24;
+/// Pieces with other than ASCII up to this many bytes are cached too (five Chinese characters:
+/// a word or two, which recur; longer runs rarely do, and would only fill the cache).
+const SHORT_WIDE: usize = 16;
 /// Entries kept per encoding and thread before the cache starts over (some 2 MB).
 const ENTRIES: usize = 1 << 16;
 
@@ -86,7 +89,8 @@ thread_local! {
     static PIECES: RefCell<[Cache; 2]> = RefCell::new([Cache::default(), Cache::default()]);
 }
 
-/// The cache of o200k's pieces, whose ASCII texts are split by hand (`o200k_split.rs`).
+/// The cache of o200k's pieces, whose texts of ASCII and Chinese are split by hand
+/// (`o200k_split.rs`).
 pub(super) const O200K: usize = 0;
 /// The cache of cl100k's pieces.
 pub(super) const CL100K: usize = 1;
@@ -100,15 +104,18 @@ pub(super) fn count(tokenizer: &Tokenizer, which: usize, text: &str) -> usize {
             cache.clear();
         }
         let mut piece = |bytes: &[u8]| -> usize {
-            // Chinese and other long pieces are rarely repeated: encoded each time.
-            if bytes.len() > SHORT || !bytes.is_ascii() {
+            // Long pieces (runs of Chinese, long identifiers) are rarely repeated: encoded each time.
+            if bytes.len() > SHORT || (bytes.len() > SHORT_WIDE && !bytes.is_ascii()) {
                 return tokenizer.bpe.count(bytes);
             }
             cache.count(bytes, || tokenizer.bpe.count(bytes))
         };
+        let mut n = 0;
         if which == O200K && text.is_ascii() {
-            let mut n = 0;
             super::o200k_split::split_ascii(text.as_bytes(), |p| n += piece(p));
+            n
+        } else if which == O200K && super::o200k_split::known(text) {
+            super::o200k_split::split_known(text, |p| n += piece(p));
             n
         } else {
             tokenizer.split(text).map(|p| piece(p.as_bytes())).sum()
