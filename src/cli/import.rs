@@ -8,6 +8,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_compact::Error;
 use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::wire::Format;
 use ctxbench_harness::billing::cache::CacheMode;
 use ctxbench_harness::human::{count, thousands};
 use ctxbench_harness::import::{
@@ -96,7 +97,12 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         write_atomic(&path, text.as_bytes())?;
         let c = done.counts;
         let replay = match &done.fidelity {
-            Ok(calls) => format!("replays byte for byte ({})", count(*calls, "call")),
+            Ok(calls) if done.format == Format::Chat => format!("replays byte for byte ({})", count(*calls, "call")),
+            Ok(calls) => format!(
+                "replays byte for byte ({}, as {})",
+                count(*calls, "call"),
+                done.format.title()
+            ),
             Err(_) => "does NOT replay byte for byte".to_owned(),
         };
         sayln!(

@@ -124,7 +124,12 @@ fn imported_sessions_run_every_strategy() {
         stdout.contains("codex-rollout.json: 2 requests, 8 model turns, 7 tool calls"),
         "{stdout}"
     );
-    assert_eq!(stdout.matches("replays byte for byte").count(), 2, "{stdout}");
+    // Byte for byte as chat messages, and written in each agent's own format.
+    assert!(
+        stdout.contains("replays byte for byte (9 calls, as Anthropic Messages)")
+            && stdout.contains("replays byte for byte (8 calls, as OpenAI Responses)"),
+        "{stdout}"
+    );
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(
         stderr.contains("read as a Claude Code session") && stderr.contains("read as a Codex rollout"),
@@ -154,5 +159,6 @@ fn anthropic_bodies_and_responses_inputs_import_too() {
         let text = std::fs::read_to_string(fixture(name)).expect("the fixture");
         let done = ctxbench_harness::import::import(&text, name, "body", &ImportOptions::default()).expect("imports");
         assert_eq!(done.fidelity, Ok(calls), "{name}");
+        assert_ne!(done.format, ctxbench_compact::wire::Format::Chat, "{name}");
     }
 }

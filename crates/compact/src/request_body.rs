@@ -191,6 +191,25 @@ impl RequestBody {
         self.wire.as_ref()?.items_of(message)
     }
 
+    /// The body as JSON, in the shape and format it was read, with `messages` (the system prompt
+    /// among them, in its place) for its conversation: messages read from this body are written
+    /// from the pieces they came from (a prefix of the conversation writes as the prefix of the
+    /// body's list, byte for byte); any other is written plainly, as a summary is.
+    pub fn write_with<'m>(&self, messages: impl IntoIterator<Item = &'m Message>) -> Value {
+        if let Some(source) = &self.wire {
+            return source.write(messages.into_iter());
+        }
+        let messages = Value::Array(messages.into_iter().map(|m| m.clone().into_value()).collect());
+        match &self.rest {
+            None => messages,
+            Some(rest) => {
+                let mut rest = rest.clone();
+                rest.insert("messages".into(), messages);
+                Value::Object(rest)
+            }
+        }
+    }
+
     /// The body as JSON, in the shape and format it was read, with the conversation as it is now.
     pub fn into_value(self) -> Value {
         if let Some(source) = &self.wire {

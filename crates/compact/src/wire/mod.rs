@@ -57,6 +57,16 @@ impl Format {
         }
     }
 
+    /// The format as its makers call it: "OpenAI chat completions", "Anthropic Messages",
+    /// "OpenAI Responses".
+    pub fn title(self) -> &'static str {
+        match self {
+            Format::Chat => "OpenAI chat completions",
+            Format::Anthropic => "Anthropic Messages",
+            Format::Responses => "OpenAI Responses",
+        }
+    }
+
     /// Parses a name of [`Format::name`].
     pub fn parse(name: &str) -> Option<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name)

@@ -1,10 +1,14 @@
 //! The proof that an import is faithful: replay the scenario through the real agent loop with
 //! `none` and a window that never binds, and check that each model call receives exactly the
-//! messages the log had before the assistant message that call produced, byte for byte.
+//! messages the log had before the assistant message that call produced, byte for byte; for a
+//! log of another wire format, that those messages, written in the log's own format, are the
+//! log's body up to that call, byte for byte ([`own_format`]).
 
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::message::Message;
-use serde_json::Value;
+use ctxbench_compact::request_body::RequestBody;
+use ctxbench_compact::wire::Format;
+use serde_json::{Map, Value};
 
 use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::run::run_with_model;
@@ -54,6 +58,71 @@ pub(crate) fn check(
         ));
     }
     Ok(result.trace)
+}
+
+/// For a log of another wire format: each model call's request, the log's messages before that
+/// call's reply written in the log's format (from the pieces they came from, as `compact` writes
+/// a body back), is the logged body cut before that reply's items: the same top level, and the
+/// same items, byte for byte (unknown fields, block order, `cache_control` marks, signatures).
+/// `log` is the body's history (system prompt in its place), `text` the body as logged.
+pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_at: &[usize]) -> Result<(), String> {
+    let key = match body.format() {
+        Format::Chat => return Ok(()),
+        Format::Anthropic => "messages",
+        Format::Responses => "input",
+    };
+    let logged: Value = serde_json::from_str(text).map_err(|e| format!("the log is no longer JSON: {e}"))?;
+    let (top, items) = match &logged {
+        Value::Array(items) => (None, items.as_slice()),
+        Value::Object(top) => match top.get(key) {
+            Some(Value::Array(items)) => (Some(top), items.as_slice()),
+            _ => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    // Each logged item once, as the bytes a request would hold.
+    let logged_items: Vec<String> = items.iter().map(Value::to_string).collect();
+    let name = body.format().title();
+    for (k, &at) in calls_at.iter().enumerate() {
+        let call = k + 1;
+        let cut = log
+            .get(at)
+            .and_then(|reply| body.wire_items(reply))
+            .map(|items| items.start)
+            .ok_or_else(|| format!("model call {call}: its reply came from no item of the log's {key}"))?;
+        let written = body.write_with(&log[..at]);
+        let (written_top, written_items) = match &written {
+            Value::Array(items) => (None, items.as_slice()),
+            Value::Object(top) => (
+                Some(top),
+                top.get(key).and_then(Value::as_array).map_or(&[][..], Vec::as_slice),
+            ),
+            _ => (None, &[][..]),
+        };
+        let differs = (0..cut.max(written_items.len()))
+            .find(|&i| written_items.get(i).map(Value::to_string).as_ref() != logged_items.get(i).filter(|_| i < cut));
+        if let Some(i) = differs {
+            let show = |m: Option<String>| m.map_or("nothing".to_owned(), |m| clip(&m));
+            return Err(format!(
+                "model call {call}, written as {name}: {key}[{i}] is {}, the log has {}",
+                show(written_items.get(i).map(Value::to_string)),
+                show(logged_items.get(i).filter(|_| i < cut).cloned()),
+            ));
+        }
+        // The fields beside the list, in order, the list's own place among them.
+        let fields = |top: Option<&Map<String, Value>>| -> Vec<(String, String)> {
+            top.into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), if k == key { String::new() } else { v.to_string() }))
+                .collect()
+        };
+        if fields(written_top) != fields(top) {
+            return Err(format!(
+                "model call {call}, written as {name}: the fields beside {key} differ from the log's"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn json(message: &Message) -> String {
@@ -118,5 +187,49 @@ impl Model for Recorder<'_, '_, '_> {
             self.state.see(&request);
         }
         reply
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ctxbench_compact::message::Role;
+
+    use super::*;
+
+    /// A small Anthropic body: thinking with its signature, a call, its result beside the next
+    /// question in one user message, a `cache_control` mark and a field ctxbench does not know.
+    const BODY: &str = r#"{"model":"claude-sonnet-4-5","max_tokens":1024,"system":[{"type":"text","text":"Be brief.","cache_control":{"type":"ephemeral"}}],"messages":[{"role":"user","content":"Where is order 7?"},{"role":"assistant","content":[{"type":"thinking","thinking":"Look it up.","signature":"c2lnLTE="},{"type":"tool_use","id":"toolu_1","name":"find","input":{"order":7}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"shipped","x_seen":true},{"type":"text","text":"And order 8?","cache_control":{"type":"ephemeral"}}]},{"role":"assistant","content":[{"type":"text","text":"Order 7 shipped; 8 I will check."}]}]}"#;
+
+    fn calls_at(log: &[Message]) -> Vec<usize> {
+        (0..log.len()).filter(|&i| log[i].role() == Role::Assistant).collect()
+    }
+
+    #[test]
+    fn each_call_written_in_its_own_format_is_the_logs_body_up_to_it() {
+        let body = RequestBody::parse(BODY, "body.json").expect("an Anthropic body");
+        assert_eq!(body.format(), Format::Anthropic);
+        let log = body.conversation.clone().into_messages();
+        assert_eq!(own_format(&body, BODY, &log, &calls_at(&log)), Ok(()));
+    }
+
+    #[test]
+    fn a_body_that_differs_in_its_own_format_is_caught_where_it_differs() {
+        let body = RequestBody::parse(BODY, "body.json").expect("an Anthropic body");
+        let log = body.conversation.clone().into_messages();
+        let at = calls_at(&log);
+        // The same conversation in chat form, logged with another signature, an unknown field
+        // more, or another model: only the bytes of the body's own format differ.
+        let signature = BODY.replace("c2lnLTE=", "c2lnLTI=");
+        let err = own_format(&body, &signature, &log, &at).expect_err("another signature");
+        assert!(
+            err.starts_with("model call 2, written as Anthropic Messages: messages[1] is"),
+            "{err}"
+        );
+        let field = BODY.replace(r#","x_seen":true"#, "");
+        let err = own_format(&body, &field, &log, &at).expect_err("a field less");
+        assert!(err.contains("messages[2]"), "{err}");
+        let model = BODY.replace("claude-sonnet-4-5", "claude-opus-4-5");
+        let err = own_format(&body, &model, &log, &at).expect_err("another model");
+        assert!(err.contains("the fields beside messages differ"), "{err}");
     }
 }

@@ -1,5 +1,5 @@
-//! `ctxbench import`: a logged conversation (OpenAI chat format, as agents and proxies log it)
-//! turned into a scenario.
+//! `ctxbench import`: a logged conversation (a request body of any wire format, a call log, an
+//! agent's session log) turned into a scenario.
 //!
 //! User messages become requests; each assistant message a step (its calls, or its reply); each
 //! tool result a fixture keyed by the call's name and arguments; tool schemas come from the log's
@@ -21,6 +21,7 @@ pub use call_log::{LoggedConversation, conversations, is_call_log};
 use ctxbench_compact::Error;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::request_body::RequestBody;
+use ctxbench_compact::wire::Format;
 pub use facts::FoundFact;
 use serde_json::{Map, Value, json};
 pub use sessions::{SessionLog, read_session, session_log};
@@ -97,8 +98,12 @@ pub struct Imported {
     /// Requests, model turns (steps) and tool calls.
     pub counts: Counts,
     /// `Ok(calls)` when replaying the scenario with `none` sends the logged messages at each of
-    /// its model calls, byte for byte; else where it first differs.
+    /// its model calls, byte for byte (and, for a log of another wire format, those messages
+    /// written in it are the logged body up to that call, byte for byte); else where it first
+    /// differs.
     pub fidelity: Result<usize, String>,
+    /// The log's wire format.
+    pub format: Format,
     /// For a call log that replays faithfully: its logged cache beside the simulated one.
     pub cache: Option<CacheFidelity>,
 }
@@ -151,7 +156,7 @@ fn import_with(
 ) -> Result<Imported, Error> {
     let body = RequestBody::parse_as(text, source_name, logged.map(|l| l.format))?;
     let tools = body.conversation.tools.clone();
-    let messages = body.conversation.into_messages();
+    let messages = body.conversation.clone().into_messages();
     let mut walked = walk::walk(&messages, source_name)?;
     if walked.answered_requests() == 0 {
         return Err(Error::Input {
@@ -183,7 +188,8 @@ fn import_with(
             .map(|s| s.calls.len())
             .sum(),
     };
-    let replay = fidelity::check(&scenario, source_name, &messages, &walked.calls_at, &options.replay);
+    let replay = fidelity::check(&scenario, source_name, &messages, &walked.calls_at, &options.replay)
+        .and_then(|trace| fidelity::own_format(&body, text, &messages, &walked.calls_at).map(|()| trace));
     let cache = match (&replay, &usage) {
         (Ok(trace), Some(usage)) => Some(cache_fidelity(&options.replay.cache, trace, usage)),
         _ => None,
@@ -196,6 +202,7 @@ fn import_with(
         notes,
         counts,
         fidelity: replay.map(|trace| trace.iter().filter(|r| r.kind == CallKind::Agent).count()),
+        format: body.format(),
         cache,
     })
 }
