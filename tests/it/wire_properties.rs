@@ -1,10 +1,11 @@
 //! Every strategy on every wire format keeps that format's rules (DESIGN §14), thinking and
 //! reasoning included: at least 1,000 generated histories, each compacted by every stage and
-//! by the pipelines, in Anthropic and in Responses form.
+//! by the pipelines, in Anthropic and in Responses form. And every prefix of a history writes
+//! as the prefix of its body, the request each model call had (what `import` checks).
 
 use ctxbench_compact::compact::{STAGES, Summarizer, SummaryRequest};
 use ctxbench_compact::wire::{self, Format, body_from_chat};
-use ctxbench_compact::{Compactor, Conversation, CounterKind, Policy, RequestBody, Strategy};
+use ctxbench_compact::{Compactor, Conversation, CounterKind, Policy, RequestBody, Role, Strategy};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 
@@ -181,6 +182,27 @@ proptest! {
         for format in [Format::Anthropic, Format::Responses] {
             for strategy in STRATEGIES {
                 check_one(&c, &policy, estimator, format, strategy)?;
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The history before each assistant turn, written in the body's format, is the body cut
+    /// before that turn's items, byte for byte.
+    #[test]
+    fn each_prefix_writes_as_the_prefix_of_its_body(c in conversation()) {
+        for format in [Format::Anthropic, Format::Responses] {
+            let body = decorated(&c, format);
+            let read = RequestBody::parse_as(&body.to_string(), "generated", Some(format)).expect("generated bodies parse");
+            let history = read.conversation.clone().into_messages();
+            for (p, reply) in history.iter().enumerate().filter(|(_, m)| m.role() == Role::Assistant) {
+                let cut = read.wire_items(reply).expect("a turn comes from items").start;
+                let mut want = body.clone();
+                list_mut(&mut want).truncate(cut);
+                prop_assert_eq!(read.write_with(&history[..p]).to_string(), want.to_string(), "{} before messages[{}]", format, p);
             }
         }
     }
