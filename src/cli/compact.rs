@@ -18,7 +18,7 @@ use ctxbench_compact::{Compaction, Compactor, Conversation, Format, Policy, Requ
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
 
-use super::settings_args::{PolicyArgs, TokenizerArg};
+use super::settings_args::{FormatArg, PolicyArgs, TokenizerArg};
 
 /// Compact a real conversation and report what the strategy did.
 ///
@@ -65,26 +65,6 @@ pub struct CompactArgs {
     /// same counter; otherwise the tokenizer's tables are loaded and the history counted twice).
     #[arg(long)]
     true_tokens: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum FormatArg {
-    /// OpenAI chat completions.
-    Chat,
-    /// Anthropic Messages.
-    Anthropic,
-    /// OpenAI Responses.
-    Responses,
-}
-
-impl FormatArg {
-    fn format(self) -> Format {
-        match self {
-            FormatArg::Chat => Format::Chat,
-            FormatArg::Anthropic => Format::Anthropic,
-            FormatArg::Responses => Format::Responses,
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

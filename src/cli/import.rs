@@ -19,7 +19,7 @@ use ctxbench_harness::settings::RunSettings;
 
 use super::files::write_atomic;
 use super::output::{say, sayln};
-use super::settings_args::BillArgs;
+use super::settings_args::{BillArgs, FormatArg};
 
 /// Turn logged conversations into scenarios, their facts found automatically.
 ///
@@ -58,19 +58,40 @@ pub struct ImportArgs {
     #[arg(long)]
     explain: bool,
 
+    /// The wire format of the request bodies; told from their fields when absent (`input` is
+    /// Responses; a top-level `system` or Anthropic content blocks are Anthropic; anything else
+    /// chat). A call log is chat and a session log its agent's format: --format must agree.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    format: Option<FormatArg>,
+
     #[command(flatten)]
     bill: BillArgs,
 }
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
+    let format = args.format.map(FormatArg::format);
     let options = ImportOptions {
         refetchable: args.refetchable.clone(),
         replay: args.bill.apply(RunSettings::new(Strategy::none())),
+        format,
     };
     let mut imported: Vec<(String, Imported)> = Vec::new();
     for file in &args.files {
         for c in conversations(file)? {
             let source = c.source();
+            if let (Some(logged), Some(named)) = (&c.logged, format) {
+                if logged.format != named {
+                    let what = c
+                        .notes
+                        .first()
+                        .map_or("a call log", |read_as| read_as.trim_start_matches("read as "));
+                    bail!(
+                        "{source} is {what}, whose bodies are {}, not {}; leave --format out for it",
+                        logged.format.title(),
+                        named.title()
+                    );
+                }
+            }
             let done = match &c.logged {
                 Some(logged) => import_logged(logged, &source, &c.name, &options),
                 None => import(&c.text, &source, &c.name, &options),

@@ -2,7 +2,8 @@
 //! from the settings themselves ([`RunSettings`], [`Policy`]): `compare`, `run` and `gate` take
 //! [`SettingsArgs`]; `sweep` takes lists of the policy's values and the [`ServerArgs`] (with
 //! the [`BillArgs`]);
-//! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`].
+//! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`]; `compact` and `import` take a
+//! [`FormatArg`].
 
 use clap::{Args, ValueEnum};
 
@@ -10,6 +11,7 @@ use super::values::{decimal, positive, whole};
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
+use ctxbench_compact::wire::Format;
 use ctxbench_harness::billing::cache::CacheMode;
 use ctxbench_harness::billing::latency::Latency;
 use ctxbench_harness::billing::price::Price;
@@ -232,6 +234,27 @@ impl From<OnOverflow> for OnOverflowArg {
         match value {
             OnOverflow::Abort => OnOverflowArg::Abort,
             OnOverflow::CompactRetry => OnOverflowArg::CompactRetry,
+        }
+    }
+}
+
+/// A wire format, as `--format` names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// OpenAI chat completions.
+    Chat,
+    /// Anthropic Messages.
+    Anthropic,
+    /// OpenAI Responses.
+    Responses,
+}
+
+impl FormatArg {
+    pub fn format(self) -> Format {
+        match self {
+            FormatArg::Chat => Format::Chat,
+            FormatArg::Anthropic => Format::Anthropic,
+            FormatArg::Responses => Format::Responses,
         }
     }
 }

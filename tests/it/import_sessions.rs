@@ -162,3 +162,49 @@ fn anthropic_bodies_and_responses_inputs_import_too() {
         assert_ne!(done.format, ctxbench_compact::wire::Format::Chat, "{name}");
     }
 }
+
+#[test]
+fn format_names_what_a_body_does_not_say_and_must_agree_with_a_session_log() {
+    let dir = scratch("import-format");
+    // Plain strings: chat by their fields, Anthropic when named.
+    let body = dir.join("plain.json");
+    std::fs::write(
+        &body,
+        r#"[{"role":"user","content":"Where is order 12345?"},{"role":"assistant","content":"Order 12345 shipped."}]"#,
+    )
+    .expect("writes");
+    let import = |format: Option<&str>| {
+        let mut cmd = ctxbench();
+        cmd.arg("import").arg(&body).arg("-o").arg(dir.join("out"));
+        if let Some(format) = format {
+            cmd.args(["--format", format]);
+        }
+        let output = cmd.output().expect("runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    assert!(import(None).contains("replays byte for byte (1 call)\n"));
+    assert!(import(Some("anthropic")).contains("replays byte for byte (1 call, as Anthropic Messages)"));
+    // A session log has its own format: another one named is said, and nothing is written.
+    let out = dir.join("session-out");
+    let output = ctxbench()
+        .args([
+            "import",
+            "tests/fixtures/sessions/claude-code.jsonl",
+            "--format",
+            "responses",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "claude-code.jsonl is a Claude Code session, whose bodies are Anthropic Messages, not OpenAI Responses; leave --format out for it"
+        ),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "nothing is written");
+}

@@ -41,6 +41,9 @@ pub struct ImportOptions {
     /// What the faithfulness replay runs with besides `none` and an unbounded window: the price,
     /// cache, clock and tokenizer the simulated cache is measured with.
     pub replay: RunSettings,
+    /// The wire format of request bodies, when their fields are not to tell it (`--format`); a
+    /// call log or a session log has its own.
+    pub format: Option<Format>,
 }
 
 impl Default for ImportOptions {
@@ -48,6 +51,7 @@ impl Default for ImportOptions {
         ImportOptions {
             refetchable: Vec::new(),
             replay: RunSettings::new(Strategy::none()),
+            format: None,
         }
     }
 }
@@ -154,7 +158,7 @@ fn import_with(
     options: &ImportOptions,
     logged: Option<&LoggedConversation>,
 ) -> Result<Imported, Error> {
-    let body = RequestBody::parse_as(text, source_name, logged.map(|l| l.format))?;
+    let body = RequestBody::parse_as(text, source_name, logged.map_or(options.format, |l| Some(l.format)))?;
     let tools = body.conversation.tools.clone();
     let messages = body.conversation.clone().into_messages();
     let mut walked = walk::walk(&messages, source_name)?;
