@@ -144,7 +144,13 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         if let Some(cache) = &done.cache {
             sayln!(
                 "  {}",
-                cache_line("cache hit rate", cache.logged, cache.simulated, &cache.cache)
+                cache_line(
+                    "cache hit rate",
+                    cache.logged,
+                    cache.simulated,
+                    &cache.cache,
+                    done.format.counts_approximate()
+                )
             );
             if args.explain {
                 say!("{}", cache_calls(cache));
@@ -155,6 +161,9 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let caches: Vec<&CacheFidelity> = imported.iter().filter_map(|(_, d)| d.cache.as_ref()).collect();
+    let approximate = imported
+        .iter()
+        .any(|(_, d)| d.cache.is_some() && d.format.counts_approximate());
     if caches.len() > 1 {
         let total = |f: fn(&CacheFidelity) -> (u64, u64)| {
             caches.iter().map(|c| f(c)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
@@ -164,6 +173,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             total(|c| c.logged),
             total(|c| c.simulated),
             &caches[0].cache,
+            approximate,
         );
         sayln!("{line}");
     }
@@ -177,8 +187,9 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `logged 93.1% (41,216 of 44,288 prompt tokens) · simulated 95.0% (… , cache …)`.
-fn cache_line(what: &str, logged: (u64, u64), simulated: (u64, u64), cache: &CacheMode) -> String {
+/// `logged 93.1% (41,216 of 44,288 prompt tokens) · simulated 95.0% (… , cache …)`; the
+/// replay's counts of an Anthropic log are o200k's approximation, and say so.
+fn cache_line(what: &str, logged: (u64, u64), simulated: (u64, u64), cache: &CacheMode, approximate: bool) -> String {
     let part = |(prompt, read): (u64, u64)| {
         format!(
             "{:.1}% ({} of {} prompt tokens)",
@@ -187,8 +198,13 @@ fn cache_line(what: &str, logged: (u64, u64), simulated: (u64, u64), cache: &Cac
             thousands(prompt)
         )
     };
+    let counted = if approximate {
+        "o200k (≈ Anthropic's tokenizer)"
+    } else {
+        "o200k"
+    };
     format!(
-        "{what}: logged {} · simulated {} with cache {cache}, counted with o200k",
+        "{what}: logged {} · simulated {} with cache {cache}, counted with {counted}",
         part(logged),
         part(simulated)
     )

@@ -130,6 +130,14 @@ fn imported_sessions_run_every_strategy() {
             && stdout.contains("replays byte for byte (8 calls, as OpenAI Responses)"),
         "{stdout}"
     );
+    // The replay's counts of the Claude Code session are o200k's approximation of Anthropic's.
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.contains("  cache hit rate: ")).collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].ends_with("counted with o200k (≈ Anthropic's tokenizer)"),
+        "{stdout}"
+    );
+    assert!(lines[1].ends_with("counted with o200k"), "{stdout}");
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert!(
         stderr.contains("read as a Claude Code session") && stderr.contains("read as a Codex rollout"),
