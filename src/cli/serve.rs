@@ -114,7 +114,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     sayln!("listening on http://{addr}");
     std::io::stdout().flush()?;
     eprintln!(
-        "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · seed {} · POST http://{addr}/v1/chat/completions · Ctrl-C writes {}",
+        "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · seed {} · POST http://{addr}/v1/chat/completions, /v1/messages or /v1/responses · Ctrl-C writes {}",
         scenario.name,
         thousands(window),
         tokenizer.as_str(),
@@ -153,6 +153,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     say!("{}", table(&rows));
+    if rows.iter().any(|r| r.format.counts_approximate()) {
+        eprintln!(
+            "note: the token figures of runs in Anthropic Messages are o200k's approximation of Anthropic's tokenizer"
+        );
+    }
     eprintln!(
         "wrote {}/results.csv, results.json and {}",
         args.out.display(),

@@ -58,7 +58,26 @@ fn runs_in_each_format_equal_the_run_in_process() {
         })
         .sum();
     assert!(reads > 0, "{trace}");
-    served.stop();
+    let said = served.stop();
+    // Each run says the format it was served in, and an Anthropic run's counts are o200k's
+    // approximation, said.
+    let results: Value = serde_json::from_slice(&read(dir.join("serve/results.json"))).expect("JSON");
+    let formats: Vec<&str> = results["results"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r["format"].as_str().unwrap_or("none"))
+        .collect();
+    assert_eq!(
+        formats,
+        ["anthropic"; 3].into_iter().chain(["responses"; 3]).collect::<Vec<_>>()
+    );
+    let csv = String::from_utf8_lossy(&read(dir.join("serve/results.csv"))).into_owned();
+    assert!(csv.starts_with("scenario,run,format,window,"), "{csv}");
+    assert!(
+        said.contains("note: the token figures of runs in Anthropic Messages are o200k's approximation"),
+        "{said}"
+    );
 }
 
 #[test]

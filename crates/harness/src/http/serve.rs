@@ -87,6 +87,8 @@ impl Response {
 struct Run<'a> {
     /// `user` field, or `conversation-N`.
     label: String,
+    /// The wire format of its first call's route.
+    format: Format,
     server: Provider<ScriptedModel<'a>>,
     trace: Vec<CallRecord>,
     tokens_sent: u64,
@@ -219,7 +221,7 @@ impl<'a> Endpoint<'a> {
         };
         let summary = header(super::KIND_HEADER).is_some_and(|k| k.eq_ignore_ascii_case("summary"));
         let ask = summary.then(|| summary_ask(header(SUMMARY_HEADER).unwrap_or("")));
-        let Some(run) = self.run(&incoming.conversation, incoming.user.clone(), summary) else {
+        let Some(run) = self.run(&incoming.conversation, incoming.user.clone(), summary, format) else {
             return Response::error(
                 format,
                 400,
@@ -233,8 +235,14 @@ impl<'a> Endpoint<'a> {
         self.call(&mut run, &incoming, ask.as_ref(), &model, format)
     }
 
-    /// The run a call belongs to, made on its first call.
-    fn run(&self, c: &Conversation, user: Option<String>, summary: bool) -> Option<Arc<Mutex<Run<'a>>>> {
+    /// The run a call belongs to, made on its first call (in `format`).
+    fn run(
+        &self,
+        c: &Conversation,
+        user: Option<String>,
+        summary: bool,
+        format: Format,
+    ) -> Option<Arc<Mutex<Run<'a>>>> {
         let mut runs = lock(&self.runs);
         if summary {
             let i = match &user {
@@ -257,6 +265,7 @@ impl<'a> Endpoint<'a> {
                 let label = user.clone().unwrap_or_else(|| format!("conversation-{}", i + 1));
                 runs.list.push(Arc::new(Mutex::new(Run {
                     label,
+                    format,
                     server: Provider::new(
                         ScriptedModel::new(self.scenario, self.config.seed),
                         self.counter.clone(),
@@ -414,6 +423,7 @@ impl<'a> Endpoint<'a> {
                 let row = ServedRow {
                     scenario: self.scenario.name.clone(),
                     run: run.label.clone(),
+                    format: run.format,
                     window: self.config.window,
                     tokenizer: self.config.tokenizer,
                     overflow: self.config.overflow,
@@ -558,6 +568,9 @@ pub struct ServedRow {
     pub scenario: String,
     /// The run's label: the client's `user` field, or `conversation-N`.
     pub run: String,
+    /// The wire format it was served in (its first call's route); an Anthropic run's token
+    /// figures are o200k's approximation ([`Format::counts_approximate`]).
+    pub format: Format,
     /// The window the endpoint enforced.
     pub window: u64,
     /// What it counted and billed with.
@@ -579,6 +592,7 @@ impl Row for ServedRow {
         let mut map = Map::new();
         map.insert("scenario".into(), json!(self.scenario));
         map.insert("run".into(), json!(self.run));
+        map.insert("format".into(), json!(self.format.name()));
         map.insert("window".into(), json!(self.window));
         map.insert("tokenizer".into(), json!(self.tokenizer.as_str()));
         map.insert("overflow".into(), json!(self.overflow.as_str()));
