@@ -89,8 +89,8 @@ thread_local! {
     static PIECES: RefCell<[Cache; 2]> = RefCell::new([Cache::default(), Cache::default()]);
 }
 
-/// The cache of o200k's pieces, whose texts of ASCII and Chinese are split by hand
-/// (`o200k_split.rs`).
+/// The cache of o200k's pieces, whose texts of ASCII, Latin-1 letters, Chinese and common
+/// punctuation are split by hand (`o200k_split.rs`).
 pub(super) const O200K: usize = 0;
 /// The cache of cl100k's pieces.
 pub(super) const CL100K: usize = 1;
