@@ -33,7 +33,8 @@ use super::settings_args::{BillArgs, FormatArg};
 /// messages become requests, assistant messages steps, tool results fixtures. A fact is a value
 /// (an id, a code, a number of 4+ digits, a date, a path) that first appears in a user message or
 /// a tool result and that a later step uses. Every scenario is replayed with `none` before it is
-/// written, to check that each model call receives exactly the logged messages.
+/// written, to check that each model call receives exactly the logged messages (and, for an
+/// Anthropic or Responses log, that they write back as the logged body up to that call).
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench import logs/*.json -o imported --refetchable 'get_*,search_*' --explain\n  \
