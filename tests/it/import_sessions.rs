@@ -42,6 +42,14 @@ fn a_claude_code_session_replays_with_each_calls_usage() {
     .expect("imports");
     // Nine replies (the API error line is none of them), replayed byte for byte.
     assert_eq!(done.fidelity, Ok(9));
+    // The scenario says where it came from, and that its counts are an approximation.
+    assert!(
+        done.scenario["description"].as_str().is_some_and(|d| d.starts_with(
+            "Imported from claude-code.jsonl (Anthropic Messages; its token counts are o200k's approximation of Anthropic's tokenizer): "
+        )),
+        "{}",
+        done.scenario["description"]
+    );
     assert_eq!(done.scenario["requests"].as_array().map(Vec::len), Some(2));
     let steps = steps(&done.scenario);
     // The reply Claude Code wrote as two lines with a result between them is one turn of two calls.

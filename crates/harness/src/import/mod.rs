@@ -132,6 +132,8 @@ struct Origin<'a> {
     name: &'a str,
     /// What the user asked for.
     options: &'a ImportOptions,
+    /// The log's wire format.
+    format: Format,
 }
 
 /// Imports one logged conversation: a chat request body or a bare message array. `source_name`
@@ -178,6 +180,7 @@ fn import_with(
         source_name,
         name,
         options,
+        format: body.format(),
     };
     let usage = logged.map(|l| logged_usage(l, &walked, &mut notes));
     let scenario = scenario_file(&origin, &walked, &facts, &tools, usage.as_deref(), &mut notes)?;
@@ -325,7 +328,12 @@ fn scenario_file(
     usage: Option<&[Option<LoggedUsage>]>,
     notes: &mut Vec<String>,
 ) -> Result<Value, Error> {
-    let Origin { source_name, name, .. } = *origin;
+    let Origin {
+        source_name,
+        name,
+        format,
+        ..
+    } = *origin;
     let mut needs: BTreeMap<(usize, usize), Vec<&str>> = BTreeMap::new();
     for fact in facts {
         for step in &fact.needed_by {
@@ -339,7 +347,15 @@ fn scenario_file(
     file.insert(
         "description".into(),
         format!(
-            "Imported from {source_name}: {} requests, {steps} model turns; {used} facts found automatically.",
+            "Imported from {source_name}{}: {} requests, {steps} model turns; {used} facts found automatically.",
+            match format {
+                Format::Chat => String::new(),
+                Format::Anthropic => format!(
+                    " ({}; its token counts are o200k's approximation of Anthropic's tokenizer)",
+                    format.title()
+                ),
+                Format::Responses => format!(" ({})", format.title()),
+            },
             w.answered_requests()
         )
         .into(),
