@@ -8,7 +8,7 @@
 //! `500ms`) and a few technical words with digits (`utf8`, `sha256`, `python3`) are not facts.
 //! A use is the value standing as a word of its own: not inside a longer word.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use ctxbench_compact::fact::FactKind;
 
@@ -32,6 +32,10 @@ pub(crate) struct FactFinder {
     seen: BTreeSet<String>,
     /// Candidates that first appeared in a user message or a tool result.
     found: Vec<FoundFact>,
+    /// Where each of them is in `found` (looked up, never iterated).
+    by_value: HashMap<String, usize>,
+    /// The longest of them, in bytes.
+    longest: usize,
 }
 
 impl FactFinder {
@@ -39,6 +43,8 @@ impl FactFinder {
     pub fn source(&mut self, text: &str, message: usize) {
         for (word, kind) in candidates(text) {
             if self.seen.insert(word.to_owned()) {
+                self.by_value.insert(word.to_owned(), self.found.len());
+                self.longest = self.longest.max(word.len());
                 self.found.push(FoundFact {
                     value: word.to_owned(),
                     kind,
@@ -60,10 +66,17 @@ impl FactFinder {
     /// A model turn, `(request, step)`, writing `texts` (its content and its calls' arguments):
     /// each known fact it uses becomes one of its needs.
     pub fn step(&mut self, step: (usize, usize), texts: &[&str]) {
-        for fact in &mut self.found {
-            if texts.iter().any(|t| uses(t, &fact.value)) {
-                fact.needed_by.push(step);
-            }
+        // Each word the texts hold as a word of its own, looked up: one pass over the texts,
+        // however many facts there are (a long log has tens of thousands of candidates).
+        for text in texts {
+            words_used(text, self.longest, |word| {
+                if let Some(&i) = self.by_value.get(word) {
+                    let needed_by = &mut self.found[i].needed_by;
+                    if needed_by.last() != Some(&step) {
+                        needed_by.push(step);
+                    }
+                }
+            });
         }
         for text in texts {
             self.other(text);
@@ -156,10 +169,52 @@ fn is_date(word: &str) -> bool {
     b.len() == 10 && b[4] == b'-' && b[7] == b'-' && [0, 1, 2, 3, 5, 6, 8, 9].iter().all(|&i| b[i].is_ascii_digit())
 }
 
-/// Whether `text` holds `value` as a word of its own.
-pub(crate) fn uses(text: &str, value: &str) -> bool {
-    text.match_indices(value)
-        .any(|(at, _)| !joins(text[..at].chars().next_back()) && !joins(text[at + value.len()..].chars().next()))
+/// Calls `used` with every part of `text` of at most `longest` bytes that [`uses`] would find
+/// there as a word of its own and that a value could be (only the characters of words, `_ . / -
+/// ~` among them): parts of a run of such characters that start at the run's start or after one
+/// of `. / - ~`, and end at the run's end or before one.
+fn words_used<'t>(text: &'t str, longest: usize, mut used: impl FnMut(&'t str)) {
+    let b = text.as_bytes();
+    let word = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-' | b'~');
+    let mut cuts: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !word(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        cuts.clear();
+        while i < b.len() && word(b[i]) {
+            if !joins(Some(char::from(b[i]))) {
+                cuts.push(i);
+            }
+            i += 1;
+        }
+        let end = i;
+        // Each start with the first cut that may end a part from it.
+        let after_cuts = cuts.iter().enumerate().map(|(j, &c)| (c + 1, j + 1));
+        for (p, first) in std::iter::once((start, 0)).chain(after_cuts.filter(|&(p, _)| p < end)) {
+            let ends = cuts[first..]
+                .iter()
+                .copied()
+                .filter(|&q| q > p)
+                .chain(std::iter::once(end));
+            for q in ends.take_while(|&q| q - p <= longest) {
+                used(&text[p..q]);
+            }
+        }
+    }
+}
+
+/// Whether `text` holds `value` as a word of its own, at any of its places (overlapping ones
+/// too: `~~~` stands alone in `a~~~~` from its second `~`): the definition [`words_used`] is
+/// held to.
+#[cfg(test)]
+fn uses(text: &str, value: &str) -> bool {
+    (0..=text.len().saturating_sub(value.len()))
+        .filter(|&at| text.is_char_boundary(at) && text[at..].starts_with(value))
+        .any(|at| !joins(text[..at].chars().next_back()) && !joins(text[at + value.len()..].chars().next()))
 }
 
 #[cfg(test)]
@@ -254,5 +309,33 @@ mod tests {
         assert_eq!(by["4471"].source, 1);
         assert_eq!(by["4471"].needed_by, [(0, 0), (1, 0)]);
         assert_eq!(by["TRK-99812"].needed_by, [(0, 1)]);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2_000, ..Default::default() })]
+
+        /// The parts looked up are exactly the values `uses` finds, among every part of every
+        /// word of the text and of another.
+        #[test]
+        fn the_words_looked_up_are_the_values_uses_finds(
+            text in "[a-zA-Z0-9_./~ -]{0,60}",
+            values in "[a-zA-Z0-9_./~ -]{0,60}",
+        ) {
+            // The parts of the words of both texts: values the text holds, and others.
+            let values: BTreeSet<&str> = [text.as_str(), values.as_str()]
+                .into_iter()
+                .flat_map(|t| t.split(|c: char| !is_word_char(c)))
+                .flat_map(|w| (0..w.len()).flat_map(move |i| (i + 1..=w.len()).map(move |j| &w[i..j])))
+                .collect();
+            let longest = values.iter().map(|v| v.len()).max().unwrap_or(0);
+            let mut looked_up = BTreeSet::new();
+            words_used(&text, longest, |w| {
+                if values.contains(w) {
+                    looked_up.insert(w);
+                }
+            });
+            let found: BTreeSet<&str> = values.iter().copied().filter(|v| uses(&text, v)).collect();
+            proptest::prop_assert_eq!(looked_up, found);
+        }
     }
 }

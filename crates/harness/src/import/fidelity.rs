@@ -80,8 +80,6 @@ pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_
         },
         _ => return Ok(()),
     };
-    // Each logged item once, as the bytes a request would hold.
-    let logged_items: Vec<String> = items.iter().map(Value::to_string).collect();
     let name = body.format().title();
     for (k, &at) in calls_at.iter().enumerate() {
         let call = k + 1;
@@ -99,30 +97,57 @@ pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_
             ),
             _ => (None, &[][..]),
         };
-        let differs = (0..cut.max(written_items.len()))
-            .find(|&i| written_items.get(i).map(Value::to_string).as_ref() != logged_items.get(i).filter(|_| i < cut));
+        let logged_items = &items[..cut.min(items.len())];
+        let differs = (0..cut.max(written_items.len())).find(|&i| match (written_items.get(i), logged_items.get(i)) {
+            (Some(w), Some(l)) => !same(w, l),
+            _ => true,
+        });
         if let Some(i) = differs {
-            let show = |m: Option<String>| m.map_or("nothing".to_owned(), |m| clip(&m));
+            let show = |m: Option<&Value>| m.map_or("nothing".to_owned(), |m| clip(&m.to_string()));
             return Err(format!(
                 "model call {call}, written as {name}: {key}[{i}] is {}, the log has {}",
-                show(written_items.get(i).map(Value::to_string)),
-                show(logged_items.get(i).filter(|_| i < cut).cloned()),
+                show(written_items.get(i)),
+                show(logged_items.get(i)),
             ));
         }
         // The fields beside the list, in order, the list's own place among them.
-        let fields = |top: Option<&Map<String, Value>>| -> Vec<(String, String)> {
-            top.into_iter()
-                .flatten()
-                .map(|(k, v)| (k.clone(), if k == key { String::new() } else { v.to_string() }))
-                .collect()
-        };
-        if fields(written_top) != fields(top) {
+        let (w, l) = (beside(written_top, key), beside(top, key));
+        let fields_same = w.len() == l.len()
+            && w.iter().zip(&l).all(|((wk, wv), (lk, lv))| {
+                wk == lk
+                    && match (wv, lv) {
+                        (Some(a), Some(b)) => same(a, b),
+                        (None, None) => true,
+                        _ => false,
+                    }
+            });
+        if !fields_same {
             return Err(format!(
                 "model call {call}, written as {name}: the fields beside {key} differ from the log's"
             ));
         }
     }
     Ok(())
+}
+
+/// A body's top-level fields in order, the list's own value left out (its place kept).
+fn beside<'v>(top: Option<&'v Map<String, Value>>, key: &str) -> Vec<(&'v str, Option<&'v Value>)> {
+    top.into_iter()
+        .flatten()
+        .map(|(k, v)| (k.as_str(), (k != key).then_some(v)))
+        .collect()
+}
+
+/// Whether two values are written as the same bytes: equal, and their objects' keys in the same
+/// order (serde_json's own equality ignores the order).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+        }
+        (Value::Array(a), Value::Array(b)) => a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same(a, b)),
+        _ => a == b,
+    }
 }
 
 fn json(message: &Message) -> String {
