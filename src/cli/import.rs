@@ -12,8 +12,8 @@ use ctxbench_compact::wire::Format;
 use ctxbench_harness::billing::cache::CacheMode;
 use ctxbench_harness::human::{count, thousands};
 use ctxbench_harness::import::{
-    CacheFidelity, ImportOptions, Imported, LoggedConversation, conversations as call_log, import, import_logged,
-    is_call_log, rate, read_session, session_log,
+    CacheFidelity, ImportOptions, Imported, LoggedConversation, SessionLog, conversations as call_log, import,
+    import_logged, is_call_log, rate, read_session, session_log,
 };
 use ctxbench_harness::settings::RunSettings;
 
@@ -83,9 +83,8 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             if let (Some(logged), Some(named)) = (&c.logged, format) {
                 if logged.format != named {
                     let what = c
-                        .notes
-                        .first()
-                        .map_or("a call log", |read_as| read_as.trim_start_matches("read as "));
+                        .session
+                        .map_or("a call log".to_owned(), |log| format!("a {}", log.name()));
                     bail!(
                         "{source} is {what}, whose bodies are {}, not {}; leave --format out for it",
                         logged.format.title(),
@@ -238,6 +237,8 @@ struct Conversation {
     text: String,
     /// The conversation of a call log or an agent's session log, with its calls' usage.
     logged: Option<LoggedConversation>,
+    /// Whose session log it is, when it is one.
+    session: Option<SessionLog>,
     /// What reading an agent's session log took along the way.
     notes: Vec<String>,
 }
@@ -278,6 +279,7 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
             name: stem,
             text,
             logged: None,
+            session: None,
             notes: Vec::new(),
         }]);
     }
@@ -290,6 +292,7 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
             name: stem,
             text: String::new(),
             logged: Some(logged),
+            session: Some(log),
             notes,
         }]);
     }
@@ -303,6 +306,7 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
                 name: format!("{stem}-{}", k + 1),
                 text: String::new(),
                 logged: Some(logged),
+                session: None,
                 notes: Vec::new(),
             })
             .collect());
@@ -317,6 +321,7 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
             name: format!("{stem}-{}", n + 1),
             text: line.to_owned(),
             logged: None,
+            session: None,
             notes: Vec::new(),
         })
         .collect())

@@ -200,14 +200,7 @@ impl RequestBody {
             return source.write(messages.into_iter());
         }
         let messages = Value::Array(messages.into_iter().map(|m| m.clone().into_value()).collect());
-        match &self.rest {
-            None => messages,
-            Some(rest) => {
-                let mut rest = rest.clone();
-                rest.insert("messages".into(), messages);
-                Value::Object(rest)
-            }
-        }
+        wire::envelope(self.rest.clone(), "messages", messages)
     }
 
     /// The body as JSON, in the shape and format it was read, with the conversation as it is now.
@@ -222,13 +215,7 @@ impl RequestBody {
                 .map(Message::into_value)
                 .collect(),
         );
-        match self.rest {
-            None => messages,
-            Some(mut rest) => {
-                rest.insert("messages".into(), messages);
-                Value::Object(rest)
-            }
-        }
+        wire::envelope(self.rest, "messages", messages)
     }
 
     /// Writes the body as [`RequestBody::into_value`] would give it, pretty-printed, straight to

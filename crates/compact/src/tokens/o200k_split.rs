@@ -1,6 +1,7 @@
 //! o200k's pre-tokenizer by hand, for ASCII text and for text of ASCII, Latin-1 letters, Chinese
-//! and common punctuation: the same pieces as `bpe-openai`'s regular expression, five to ten times faster
-//! (the expression was most of the time of an exact count). Other text goes to the expression.
+//! and common punctuation: the same pieces as `bpe-openai`'s regular expression, five to ten
+//! times faster (the expression was most of the time of an exact count). Other text goes to the
+//! expression.
 //!
 //! The expression (tiktoken's `o200k_base`, as `bpe-openai` 0.3.2 writes it in `src/lib.rs`,
 //! <https://github.com/github/rust-gems/tree/main/crates/bpe-openai>, read 2026-12-03; a
@@ -18,9 +19,10 @@
 //! On ASCII the classes are plain: letters `A-Z` (upper) and `a-z` (lower), digits `0-9`,
 //! white space `\t \n \x0B \x0C \r` and the space; every other byte is "other". The CJK
 //! unified ideographs (U+4E00 to U+9FFF) are `\p{Lo}`, in both letter classes of 1 and 2; the
-//! letters of Latin-1 (`À` to `ÿ`) upper or lower; the punctuation of [`WIDE_OTHER`] is "other". Property tests hold the pieces to the expression's
-//! on random text built from the characters that matter, and a test checks the class of every
-//! ideograph and punctuation mark against the expression.
+//! letters of Latin-1 (`À` to `ÿ`) are upper or lower; the punctuation of [`WIDE_OTHER`] is
+//! "other". Property tests hold the pieces to the expression's on random text built from the
+//! characters that matter, and a test checks the class of every character it knows against the
+//! expression.
 
 /// What a character is to the expression.
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -67,6 +67,14 @@ impl Format {
         }
     }
 
+    /// The top-level key of the body's list: `messages`, or Responses' `input`.
+    pub fn list_key(self) -> &'static str {
+        match self {
+            Format::Chat | Format::Anthropic => "messages",
+            Format::Responses => "input",
+        }
+    }
+
     /// Parses a name of [`Format::name`].
     pub fn parse(name: &str) -> Option<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name)
@@ -280,19 +288,12 @@ impl Source {
 
     /// The body with these messages (system prompt included, in order), in its own format.
     pub(crate) fn write<'m>(&self, messages: impl Iterator<Item = &'m Message>) -> Value {
-        let (key, list) = match self.format {
-            Format::Anthropic => ("messages", Value::Array(anthropic::write(self, messages))),
-            Format::Responses => ("input", responses::write(self, messages)),
+        let list = match self.format {
+            Format::Anthropic => Value::Array(anthropic::write(self, messages)),
+            Format::Responses => responses::write(self, messages),
             Format::Chat => unreachable!("chat bodies are written by request_body"),
         };
-        match &self.rest {
-            None => list,
-            Some(rest) => {
-                let mut out = rest.clone();
-                out.insert(key.to_owned(), list);
-                Value::Object(out)
-            }
-        }
+        envelope(self.rest.clone(), self.format.list_key(), list)
     }
 
     fn piece(&self, message: &Message) -> Option<Piece> {
@@ -305,6 +306,17 @@ impl Source {
             Piece::System => None,
             Piece::Whole { item } | Piece::Blocks { item, .. } => Some(item as usize..item as usize + 1),
             Piece::Items { first, count } => Some(first as usize..(first + count) as usize),
+        }
+    }
+}
+
+/// A body: its top level (`None` for a bare list) with `list` under `key`, in the key's place.
+pub(crate) fn envelope(rest: Option<Map<String, Value>>, key: &str, list: Value) -> Value {
+    match rest {
+        None => list,
+        Some(mut rest) => {
+            rest.insert(key.to_owned(), list);
+            Value::Object(rest)
         }
     }
 }

@@ -526,11 +526,7 @@ fn read_chat(body: &[u8]) -> Result<Incoming, Unreadable> {
 fn read_wire(format: Format, body: &[u8]) -> Result<Incoming, Unreadable> {
     let value = parse_json(body)?;
     no_streams(&value)?;
-    let key = if format == Format::Anthropic {
-        "messages"
-    } else {
-        "input"
-    };
+    let key = format.list_key();
     if value.get(key).is_none() {
         return Err((format!("{key}: Field required"), Some(key.into())));
     }

@@ -175,7 +175,7 @@ fn is_date(word: &str) -> bool {
 /// of `. / - ~`, and end at the run's end or before one.
 fn words_used<'t>(text: &'t str, longest: usize, mut used: impl FnMut(&'t str)) {
     let b = text.as_bytes();
-    let word = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'-' | b'~');
+    let word = |c: u8| is_word_char(char::from(c));
     let mut cuts: Vec<usize> = Vec::new();
     let mut i = 0;
     while i < b.len() {

@@ -66,19 +66,13 @@ pub(crate) fn check(
 /// same items, byte for byte (unknown fields, block order, `cache_control` marks, signatures).
 /// `log` is the body's history (system prompt in its place), `text` the body as logged.
 pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_at: &[usize]) -> Result<(), String> {
-    let key = match body.format() {
-        Format::Chat => return Ok(()),
-        Format::Anthropic => "messages",
-        Format::Responses => "input",
-    };
+    if body.format() == Format::Chat {
+        return Ok(());
+    }
+    let key = body.format().list_key();
     let logged: Value = serde_json::from_str(text).map_err(|e| format!("the log is no longer JSON: {e}"))?;
-    let (top, items) = match &logged {
-        Value::Array(items) => (None, items.as_slice()),
-        Value::Object(top) => match top.get(key) {
-            Some(Value::Array(items)) => (Some(top), items.as_slice()),
-            _ => return Ok(()),
-        },
-        _ => return Ok(()),
+    let Some((top, items)) = parts(&logged, key) else {
+        return Ok(());
     };
     let name = body.format().title();
     for (k, &at) in calls_at.iter().enumerate() {
@@ -89,14 +83,7 @@ pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_
             .map(|items| items.start)
             .ok_or_else(|| format!("model call {call}: its reply came from no item of the log's {key}"))?;
         let written = body.write_with(&log[..at]);
-        let (written_top, written_items) = match &written {
-            Value::Array(items) => (None, items.as_slice()),
-            Value::Object(top) => (
-                Some(top),
-                top.get(key).and_then(Value::as_array).map_or(&[][..], Vec::as_slice),
-            ),
-            _ => (None, &[][..]),
-        };
+        let (written_top, written_items) = parts(&written, key).unwrap_or((None, &[]));
         let logged_items = &items[..cut.min(items.len())];
         let differs = (0..cut.max(written_items.len())).find(|&i| match (written_items.get(i), logged_items.get(i)) {
             (Some(w), Some(l)) => !same(w, l),
@@ -110,17 +97,11 @@ pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_
                 show(logged_items.get(i)),
             ));
         }
-        // The fields beside the list, in order, the list's own place among them.
-        let (w, l) = (beside(written_top, key), beside(top, key));
-        let fields_same = w.len() == l.len()
-            && w.iter().zip(&l).all(|((wk, wv), (lk, lv))| {
-                wk == lk
-                    && match (wv, lv) {
-                        (Some(a), Some(b)) => same(a, b),
-                        (None, None) => true,
-                        _ => false,
-                    }
-            });
+        let fields_same = match (written_top, top) {
+            (None, None) => true,
+            (Some(w), Some(t)) => same_beside(w, t, key),
+            _ => false,
+        };
         if !fields_same {
             return Err(format!(
                 "model call {call}, written as {name}: the fields beside {key} differ from the log's"
@@ -130,12 +111,28 @@ pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_
     Ok(())
 }
 
-/// A body's top-level fields in order, the list's own value left out (its place kept).
-fn beside<'v>(top: Option<&'v Map<String, Value>>, key: &str) -> Vec<(&'v str, Option<&'v Value>)> {
-    top.into_iter()
-        .flatten()
-        .map(|(k, v)| (k.as_str(), (k != key).then_some(v)))
-        .collect()
+/// A body's top level (`None` for a bare list) and its list.
+type Parts<'v> = (Option<&'v Map<String, Value>>, &'v [Value]);
+
+/// The parts of a body whose list is under `key`; `None` when it has no list there.
+fn parts<'v>(body: &'v Value, key: &str) -> Option<Parts<'v>> {
+    match body {
+        Value::Array(items) => Some((None, items)),
+        Value::Object(top) => match top.get(key) {
+            Some(Value::Array(items)) => Some((Some(top), items)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Whether two top levels are written as the same bytes but for the value of `key` (its place
+/// among them counts).
+fn same_beside(a: &Map<String, Value>, b: &Map<String, Value>, key: &str) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|((ka, va), (kb, vb))| ka == kb && (ka == key || same(va, vb)))
 }
 
 /// Whether two values are written as the same bytes: equal, and their objects' keys in the same

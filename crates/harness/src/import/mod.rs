@@ -350,11 +350,11 @@ fn scenario_file(
             "Imported from {source_name}{}: {} requests, {steps} model turns; {used} facts found automatically.",
             match format {
                 Format::Chat => String::new(),
-                Format::Anthropic => format!(
+                _ if format.counts_approximate() => format!(
                     " ({}; its token counts are o200k's approximation of Anthropic's tokenizer)",
                     format.title()
                 ),
-                Format::Responses => format!(" ({})", format.title()),
+                _ => format!(" ({})", format.title()),
             },
             w.answered_requests()
         )
