@@ -21,6 +21,11 @@ impl Interrupt {
         Ok(Interrupt(flag))
     }
 
+    /// The flag itself, for a loop that stops on it.
+    pub fn flag(&self) -> &AtomicBool {
+        &self.0
+    }
+
     /// Whether Ctrl-C was pressed.
     pub fn pressed(&self) -> bool {
         self.0.load(Ordering::SeqCst)

@@ -93,7 +93,10 @@ pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<Vec<String>>
 }
 
 pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
-    let (rows, traces) = inputs(&args.files)?;
+    let (mut rows, traces) = inputs(&args.files)?;
+    // Replicates over seeds chart as their first seed, as `compare` draws them.
+    let first = rows.iter().map(|r| r.settings.seed).min().unwrap_or(0);
+    rows.retain(|r| r.settings.seed == first);
     let charts = charts(&traces, &rows);
     if charts.is_empty() {
         bail!("nothing to draw: give results.csv files, trace .jsonl files, or a reports folder");

@@ -28,6 +28,9 @@ pub struct Reports<'a> {
     pub settings: &'a str,
     /// The rows the HTML table shows.
     pub table: &'a [ctxbench_harness::report::ResultRow],
+    /// The rows the charts draw: those of the traces, in their order (for `compare`, the first
+    /// seed's), or every row held (a sweep).
+    pub charted: &'a [ctxbench_harness::report::ResultRow],
     /// The file names under traces/ this run wrote.
     pub trace_names: &'a [String],
     /// The verdicts, for `compare` (written to verdict.json and put first on the page).
@@ -98,7 +101,7 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
         None => stale += remove_if_present(&verdict)?,
     }
     let charts = if r.plots {
-        super::plot::report_charts(r.traces, r.rows, r.out)?
+        super::plot::report_charts(r.traces, r.charted, r.out)?
     } else {
         super::plot::ReportCharts::default()
     };

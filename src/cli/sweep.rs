@@ -10,8 +10,10 @@ use clap::Args;
 use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_compact::policy::Policy;
 use ctxbench_harness::human::{count, dollars, thousands};
+use ctxbench_harness::replicate::Seeds;
 use ctxbench_harness::report::{CsvRows, ResultRow, markdown, read_csv};
 use ctxbench_harness::run::run_scenario;
+use ctxbench_harness::scenario::Scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
 use ctxbench_harness::sweep::{self, Grid, Objective, Shard, parse_decimals, parse_integers};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -79,10 +81,24 @@ pub struct SweepArgs {
     #[arg(long, value_name = "I/N")]
     shard: Option<String>,
 
-    /// What "best" means: cost (lowest cost, no lost fact, no overflow), tokens (the same with
-    /// fewest tokens sent), facts, calls; default: cost, or tokens with --price none.
-    #[arg(long, value_name = "OBJECTIVE")]
+    /// What "best" means, by the rule `compare` ranks with: keys tried in order, from facts,
+    /// cost, tokens and calls [default: facts,cost; facts,tokens with --price none].
+    #[arg(long, value_name = "LIST")]
     objective: Option<String>,
+
+    /// Dollars a lost fact costs: ranks by cost + this × facts lost.
+    #[arg(long, value_name = "DOLLARS", value_parser = super::values::decimal)]
+    fact_cost: Option<f64>,
+
+    /// Two configurations tie on a key when their 95% intervals overlap or their means differ by
+    /// less than this fraction.
+    #[arg(long, default_value_t = Objective::DEFAULT_TIE, value_name = "FRACTION", value_parser = super::values::decimal)]
+    tie: f64,
+
+    /// Seeds per configuration: a count N from --seed, or a range A..B [default: --seed alone,
+    /// since a grid is large; `compare` replicates by itself].
+    #[arg(long, value_name = "N|A..B")]
+    seeds: Option<String>,
 
     /// Threads; default: every core.
     #[arg(long, value_name = "N", value_parser = super::values::positive::<usize>)]
@@ -168,7 +184,15 @@ const BLOCK: usize = 4096;
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let priced = args.server.bill.price.0.is_some();
-    let objective = Objective::resolve(args.objective.as_deref(), priced).map_err(anyhow::Error::msg)?;
+    let objective =
+        Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
+    let seeds = match &args.seeds {
+        Some(text) => match Seeds::parse(text, args.server.seed).map_err(anyhow::Error::msg)? {
+            Seeds::List(list) => list,
+            Seeds::Auto => bail!("--seeds auto is for compare; give sweep a count such as 20 or a range such as 0..19"),
+        },
+        None => vec![args.server.seed],
+    };
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let mut grid = args.grid()?;
     for note in grid.dedup() {
@@ -178,39 +202,53 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if layout.is_empty() {
         bail!("no configuration to run: every --target is above every --threshold (a target is at most its threshold)");
     }
-    let mut scenarios = args.scenarios.load(args.server.seed)?;
-    // Scenario outermost, then the layout: the order the rows are kept in.
-    scenarios.sort_by(|a, b| a.name.cmp(&b.name));
-    for scenario in &scenarios {
+    // Scenario outermost, then the layout, then the seed: the order the rows are kept in.
+    let mut loaded: Vec<Vec<Scenario>> = Vec::with_capacity(seeds.len());
+    for &seed in &seeds {
+        let mut scenarios = args.scenarios.load(seed)?;
+        scenarios.sort_by(|a, b| a.name.cmp(&b.name));
+        loaded.push(scenarios);
+    }
+    let scenarios = &loaded[0];
+    for scenario in scenarios {
         for probe in layout.probes() {
             probe.resolved(scenario).with_context(|| scenario.path.clone())?;
         }
     }
-    let grid_size = scenarios.len() * layout.len();
+    let per_scenario = layout.len() * seeds.len();
+    let grid_size = scenarios.len() * per_scenario;
     // The grid indices this shard runs, in order, as a count and a k-th.
     let planned = shard.map_or(grid_size, |s| {
         grid_size / s.count + usize::from(grid_size % s.count >= s.index)
     });
     let index_of = |j: usize| shard.map_or(j, |s| j * s.count + s.index - 1);
+    // The k-th run of the grid: its scenario (loaded with its seed) and settings.
+    let at = |k: usize| -> anyhow::Result<(&Scenario, RunSettings)> {
+        let s = k % seeds.len();
+        let scenario = &loaded[s][k / per_scenario];
+        let config = layout.config((k / seeds.len()) % layout.len());
+        Ok((
+            scenario,
+            RunSettings {
+                seed: seeds[s],
+                ..config.resolved(scenario)?
+            },
+        ))
+    };
     let run_at = |k: usize| -> anyhow::Result<ResultRow> {
-        let scenario = &scenarios[k / layout.len()];
-        let settings = layout.config(k % layout.len()).resolved(scenario)?;
+        let (scenario, settings) = at(k)?;
         let result = run_scenario(scenario, &settings, &mut |_| {})?;
         Ok(ResultRow::new(&scenario.name, settings, result.metrics))
     };
 
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
-    let mut kept = Kept::new(objective);
+    let mut kept = Kept::new(&objective);
     let (resumed, mut stream) = if args.resume {
         resumed(&partial, planned, &mut |j, row| {
             let expected = {
-                let k = index_of(j);
-                let scenario = &scenarios[k / layout.len()];
-                (
-                    scenario.name.as_str(),
-                    layout.config(k % layout.len()).resolved(scenario)?,
-                )
+                let (scenario, settings) = at(index_of(j))?;
+                (scenario.name.as_str(), settings)
             };
             if row.scenario != expected.0 || row.settings != expected.1 {
                 bail!(
@@ -277,27 +315,31 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     std::fs::rename(&partial, &results)
         .with_context(|| format!("cannot move {} to {}", partial.display(), results.display()))?;
 
-    let Kept { best, held, .. } = kept;
-    let best: Vec<ResultRow> = best.into_values().collect();
+    let (best, held) = kept.finish();
     for row in &best {
         for note in grid.edges(row) {
             eprintln!("warning: {note}");
         }
     }
+    let seeds_note = match seeds.as_slice() {
+        [one] => format!("seed {one}"),
+        many => format!("seeds {}..{}", many[0], many[many.len() - 1]),
+    };
     let settings = format!(
-        "{}; best per scenario: {}",
-        count(done, "configuration"),
-        sweep::describe(objective)
+        "{} ({seeds_note}); best per scenario: {}",
+        count(done, "run"),
+        objective.describe()
     );
     let stale = write_reports(Reports {
         out: &args.out,
         rows: held.as_deref().unwrap_or(&[]),
         written: Some(done),
         traces: &[],
-        summary: summary(&best, done, objective),
+        summary: summary(&best, done, &objective),
         title: "ctxbench sweep",
         settings: &settings,
         table: &best,
+        charted: held.as_deref().unwrap_or(&[]),
         trace_names: &[],
         plots: !args.no_plots && held.is_some(),
         verdicts: None,
@@ -318,8 +360,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
-    sayln!("best per scenario ({}):", sweep::describe(objective));
-    for scenario in &scenarios {
+    sayln!("best per scenario ({}):", objective.describe());
+    for scenario in scenarios {
         match best.iter().find(|b| b.scenario == scenario.name) {
             Some(b) => sayln!("  {}", best_line(b)),
             None => sayln!("  {}: no configuration qualifies", scenario.name),
@@ -349,28 +391,30 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a sweep keeps of its rows as they pass: the best of each scenario, and every row while
-/// there are few enough to chart.
-struct Kept {
-    objective: Objective,
-    best: std::collections::BTreeMap<String, ResultRow>,
+/// What a sweep keeps of its rows as they pass: the rows of the scenario under way, until its
+/// verdict names its best (rows come scenario by scenario), and every row while there are few
+/// enough to chart.
+struct Kept<'o> {
+    objective: &'o Objective,
+    current: Vec<ResultRow>,
+    best: Vec<ResultRow>,
     held: Option<Vec<ResultRow>>,
 }
 
-impl Kept {
-    fn new(objective: Objective) -> Kept {
+impl<'o> Kept<'o> {
+    fn new(objective: &'o Objective) -> Kept<'o> {
         Kept {
             objective,
-            best: std::collections::BTreeMap::new(),
+            current: Vec::new(),
+            best: Vec::new(),
             held: Some(Vec::new()),
         }
     }
 
     fn add(&mut self, row: ResultRow) {
-        let better = match self.best.get(&row.scenario) {
-            Some(best) => sweep::best(self.objective, &[best, &row]).is_some_and(|b| std::ptr::eq(b, &row)),
-            None => sweep::best(self.objective, &[&row]).is_some(),
-        };
+        if self.current.first().is_some_and(|r| r.scenario != row.scenario) {
+            self.settle();
+        }
         if let Some(held) = &mut self.held {
             if held.len() < HOLD_UP_TO {
                 held.push(row.clone());
@@ -378,9 +422,22 @@ impl Kept {
                 self.held = None;
             }
         }
-        if better {
-            self.best.insert(row.scenario.clone(), row);
+        self.current.push(row);
+    }
+
+    /// The best of the scenario under way, by the verdicts' rule: the first seed's row of the
+    /// configuration its verdict picks.
+    fn settle(&mut self) {
+        if let Some(best) = sweep::best(self.objective, &self.current) {
+            self.best.push(best.rows[0].clone());
         }
+        self.current.clear();
+    }
+
+    /// The best row of each scenario, and the rows held.
+    fn finish(mut self) -> (Vec<ResultRow>, Option<Vec<ResultRow>>) {
+        self.settle();
+        (self.best, self.held)
     }
 }
 
@@ -423,7 +480,7 @@ fn resumed(
 fn best_line(row: &ResultRow) -> String {
     let (k, m) = (&row.settings, &row.metrics);
     format!(
-        "{}: {} · window {} · threshold {} · target {} · keep {} · reserve {} · {}: {}{} tokens sent, {} calls, {}/{} facts lost",
+        "{}: {} · window {} · threshold {} · target {} · keep {} · reserve {} · {}: {}{} tokens sent, {} calls, {}/{} facts lost (seed {})",
         row.scenario,
         k.strategy,
         thousands(k.window.unwrap_or(0)),
@@ -436,17 +493,18 @@ fn best_line(row: &ResultRow) -> String {
         thousands(m.tokens_sent),
         m.model_calls,
         m.facts_lost,
-        m.facts_needed
+        m.facts,
+        k.seed
     )
 }
 
 /// The best row of each scenario, in scenario order.
-fn summary(best: &[ResultRow], configurations: usize, objective: Objective) -> String {
+fn summary(best: &[ResultRow], configurations: usize, objective: &Objective) -> String {
     let lines: String = best.iter().map(|b| format!("- {}\n", best_line(b))).collect();
     format!(
         "# ctxbench sweep\n\n{}; every row is in `results.csv`.\n\n## Best per scenario\n\nObjective: {}.\n\n{lines}\n{}",
         count(configurations, "configuration"),
-        sweep::describe(objective),
+        objective.describe(),
         markdown(best)
     )
 }

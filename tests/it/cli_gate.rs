@@ -17,6 +17,8 @@ fn results(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
             "scenarios/bike-shop-return.json",
             "--strategies",
             "none,drop,truncate",
+            "--seeds",
+            "1",
         ])
         .args(extra)
         .arg("--out")
@@ -191,6 +193,8 @@ fn unusable_input_exits_2() {
             "scenarios/bike-shop-return.json",
             "--strategies",
             "none,drop,truncate",
+            "--seeds",
+            "1",
             "--out",
         ])
         .arg(&out)

@@ -252,6 +252,8 @@ fn gate_update_says_what_it_changed_not_that_it_failed() {
             "scenarios/lunch-break.json",
             "--strategies",
             "none,drop",
+            "--seeds",
+            "1",
             "--no-plots",
             "--out",
             path(&reports)
@@ -366,6 +368,8 @@ fn flags_help_and_plurals() {
         "scenarios/lunch-break.json",
         "--strategies",
         "drop,drop",
+        "--seeds",
+        "1",
         "--no-plots",
         "--out",
         path(&out),
@@ -376,7 +380,7 @@ fn flags_help_and_plurals() {
         "{stderr}"
     );
     assert!(
-        stderr.contains(" and 1 trace\n"),
+        stderr.contains(" and 1 trace ("),
         "a count of one is singular: {stderr}"
     );
     assert!(!out.join("plots").exists(), "--no-plots draws nothing");
@@ -392,6 +396,8 @@ fn flags_help_and_plurals() {
         "scenarios/lunch-break.json",
         "--strategies",
         "truncate,drop",
+        "--seeds",
+        "1",
         "--no-plots",
         "--out",
         path(&unsorted),

@@ -15,7 +15,7 @@ fn the_bundled_suite_ends_with_verdicts_and_a_leaderboard() {
     let stdout = String::from_utf8(output.stdout).expect("UTF-8");
     let verdict: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("verdict.json")).expect("verdict.json")).expect("JSON");
-    assert_eq!(verdict["objective"], "cost_usd");
+    assert_eq!(verdict["objective"], serde_json::json!(["facts_lost", "cost_usd"]));
     let scenarios = verdict["scenarios"].as_array().expect("scenarios");
     assert!(scenarios.len() >= 10, "every bundled scenario");
     let mut stopped = 0;

@@ -28,6 +28,7 @@ pub mod human;
 pub mod import;
 pub mod metrics;
 pub mod plot;
+pub mod replicate;
 pub mod report;
 mod row;
 pub mod run;

@@ -58,8 +58,11 @@ pub struct RunMetrics {
     /// When the run ended on the simulated clock, in seconds.
     #[serde(default)]
     pub elapsed_s: f64,
-    /// The largest accepted call.
+    /// The largest request made, rejected ones included (true tokens).
     pub peak_request_tokens: u64,
+    /// The largest request the server accepted.
+    #[serde(default)]
+    pub peak_accepted_tokens: u64,
     /// Calls rejected as over the window.
     pub overflows: usize,
     /// Calls the server accepted after cutting their oldest messages.
@@ -74,12 +77,20 @@ pub struct RunMetrics {
     pub messages_masked: usize,
     /// Messages dropped (by `drop`, `window`, or a summary's span).
     pub messages_dropped: usize,
-    /// Needs of steps that ran.
-    pub facts_needed: usize,
-    /// Of those, lost.
+    /// Facts the scenario declares: the denominator of `facts_lost`.
+    #[serde(default)]
+    pub facts: usize,
+    /// Distinct facts with at least one unmet need.
     pub facts_lost: usize,
+    /// Needs (uses of a fact by a step) of steps that ran.
+    #[serde(default)]
+    pub needs: usize,
+    /// Of those, unmet: the fact was gone from the request and could not be fetched again.
+    #[serde(default)]
+    pub needs_unmet: usize,
     /// Needs of steps never run.
-    pub facts_unreached: usize,
+    #[serde(default)]
+    pub needs_unreached: usize,
     /// Needs fetched again.
     pub refetches: usize,
     /// Answered requests whose final reply followed a lost need.
@@ -94,11 +105,13 @@ pub struct RunMetrics {
 pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> RunMetrics {
     let mut m = RunMetrics {
         requests: scenario.requests.len(),
+        facts: scenario.facts.len(),
         completed,
         ..RunMetrics::default()
     };
     let mut cannot_fit = BTreeSet::new();
     let mut lost_in = BTreeSet::new();
+    let mut facts_lost: BTreeSet<&str> = BTreeSet::new();
     // Costs are summed exactly, in picodollars.
     let mut cost: Option<u128> = None;
     for r in trace {
@@ -122,7 +135,7 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
             m.tokens_sent += r.billed_tokens;
             m.prefix_tokens += r.prefix_tokens;
             m.tokens_received += r.completion_tokens;
-            m.peak_request_tokens = m.peak_request_tokens.max(r.billed_tokens);
+            m.peak_accepted_tokens = m.peak_accepted_tokens.max(r.billed_tokens);
             m.uncached_tokens += r.uncached_tokens;
             m.cache_read_tokens += r.cache_read_tokens;
             m.cache_write_tokens += r.cache_write_tokens;
@@ -142,8 +155,10 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
                 cannot_fit.insert(r.request);
             }
         }
-        m.facts_needed += r.needed.len();
-        m.facts_lost += r.lost.len();
+        m.peak_request_tokens = m.peak_request_tokens.max(r.true_tokens.max(r.billed_tokens));
+        m.needs += r.needed.len();
+        m.needs_unmet += r.lost.len();
+        facts_lost.extend(r.lost.iter().map(String::as_str));
         m.refetches += r.refetched.len();
         if !r.lost.is_empty() {
             lost_in.insert(r.request);
@@ -155,7 +170,8 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         .flat_map(|q| &q.steps)
         .map(|s| s.needs.len())
         .sum();
-    m.facts_unreached = total_needs - m.facts_needed.min(total_needs);
+    m.needs_unreached = total_needs - m.needs.min(total_needs);
+    m.facts_lost = facts_lost.len();
     m.cost_usd = cost.map(dollars);
     // To the millisecond: what the clock's sums carry below it is float noise.
     m.elapsed_s = (m.elapsed_s * 1000.0).round() / 1000.0;

@@ -7,7 +7,7 @@
 
 use super::colour::hex;
 use super::verdict::{
-    Labels, RunLine, SUITE_HEADERS, SUITE_NOTE, capitalized, scenario_cells, suite_rows, verdict_line,
+    Labels, RunLine, SUITE_HEADERS, capitalized, scenario_cells, suite_note, suite_rows, verdict_line,
 };
 use super::{ResultRow, table::cells_for_html};
 use crate::verdict::{Suite, Verdict};
@@ -289,7 +289,7 @@ pub fn html(page: &Page<'_>) -> String {
             out.push_str(&table("runs board", &SUITE_HEADERS, &rows, &[0]));
             out.push_str(&format!(
                 "<p class=\"settings\">{}.</p>\n",
-                escape(&capitalized(SUITE_NOTE))
+                escape(&capitalized(&suite_note(suite)))
             ));
         }
         out.push_str("<h2>Verdicts</h2>\n<ol>\n");
@@ -298,7 +298,7 @@ pub fn html(page: &Page<'_>) -> String {
                 "<li><a href=\"#{}\">{}</a>: {}</li>\n",
                 anchor(k),
                 escape(v.scenario),
-                escape(&verdict_line(v, suite.objective, &labels))
+                escape(&verdict_line(v, &suite.objective, &labels))
             ));
         }
         out.push_str("</ol>\n");
@@ -323,7 +323,7 @@ pub fn html(page: &Page<'_>) -> String {
                 let none = if v.ranked.is_empty() { " none" } else { "" };
                 out.push_str(&format!(
                     "<p class=\"verdict{none}\">{}</p>\n",
-                    escape(&verdict_line(v, suite.objective, &labels))
+                    escape(&verdict_line(v, &suite.objective, &labels))
                 ));
                 let (headers, rows) = scenario_cells(v, &labels);
                 out.push_str(&table("runs", &headers, &rows, &[1, headers.len() - 1]));

@@ -33,7 +33,7 @@ fn cells(row: &impl Row) -> [String; COLUMNS] {
         m.model_calls.to_string(),
         thousands(m.peak_request_tokens),
         m.overflows.to_string(),
-        format!("{}/{}", m.facts_lost, m.facts_needed),
+        format!("{}/{}", m.facts_lost, m.facts),
         m.refetches.to_string(),
         format!("{}/{}", m.requests_answered, m.requests),
         if m.completed { "yes".into() } else { "no".into() },

@@ -34,6 +34,7 @@ pub fn parse_scenario(text: &str, path: &str, seed: u64) -> Result<Scenario, Err
         path,
         seed,
         facts: Vec::new(),
+        seeded: std::cell::Cell::new(false),
     }
     .load(file)
 }
@@ -42,6 +43,8 @@ struct Loader<'a> {
     path: &'a str,
     seed: u64,
     facts: Vec<Fact>,
+    /// Whether any text was padded: then the scenario's content depends on the seed.
+    seeded: std::cell::Cell<bool>,
 }
 
 impl Loader<'_> {
@@ -57,6 +60,7 @@ impl Loader<'_> {
     /// `text`, then `\n` and padding when asked; redrawn while a fact's value shows up.
     fn padded(&self, text: &str, pad: Option<PadSpec>, place: &[u64]) -> String {
         let Some(pad) = pad else { return text.to_owned() };
+        self.seeded.set(true);
         let mut attempt = 0;
         loop {
             let mut parts = vec![self.seed];
@@ -190,6 +194,7 @@ impl Loader<'_> {
             tool_schemas: tool_schemas.into(),
             facts: std::mem::take(&mut self.facts),
             requests,
+            seeded: self.seeded.get(),
         };
         self.find_sources(&mut scenario)?;
         Ok(scenario)

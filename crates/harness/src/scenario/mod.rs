@@ -179,4 +179,6 @@ pub struct Scenario {
     pub facts: Vec<Fact>,
     /// The requests.
     pub requests: Vec<Request>,
+    /// Whether its content depends on the seed (some text is padded with seeded text).
+    pub seeded: bool,
 }

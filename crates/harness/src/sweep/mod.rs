@@ -318,37 +318,13 @@ pub fn row_order(a: &ResultRow, b: &ResultRow) -> Ordering {
 
 pub use crate::verdict::Objective;
 
-/// What "best" means when a sweep picks a configuration per scenario, for people.
-pub fn describe(objective: Objective) -> &'static str {
-    match objective {
-        Objective::Cost => "lowest cost with no lost fact and no overflow",
-        Objective::Tokens => "fewest tokens sent with no lost fact and no overflow",
-        Objective::Facts => "fewest facts lost, then fewest tokens sent",
-        Objective::Calls => "fewest model calls with no lost fact, then fewest tokens sent",
-    }
-}
-
-/// The best configuration of one scenario's rows; stopped runs never qualify, and but for
-/// `facts` neither do runs that lost a fact.
-pub fn best<'a>(objective: Objective, rows: &[&'a ResultRow]) -> Option<&'a ResultRow> {
-    let qualifies = |r: &&&ResultRow| {
-        let m = &r.metrics;
-        m.completed
-            && match objective {
-                Objective::Cost => m.facts_lost == 0 && m.overflows == 0 && m.cost_usd.is_some(),
-                Objective::Tokens => m.facts_lost == 0 && m.overflows == 0,
-                Objective::Facts => true,
-                Objective::Calls => m.facts_lost == 0,
-            }
-    };
-    let score = |r: &ResultRow| {
-        let m = &r.metrics;
-        (objective.value(m), u128::from(m.tokens_sent))
-    };
-    rows.iter()
-        .filter(qualifies)
-        .min_by(|a, b| score(a).cmp(&score(b)).then(row_order(a, b)))
-        .copied()
+/// The best configuration of one scenario's rows (every seed of each configuration), by the
+/// verdicts' one rule: the pick of their verdict, as `compare` would name it.
+pub fn best<'a>(objective: &Objective, rows: &'a [ResultRow]) -> Option<crate::verdict::Config<'a>> {
+    crate::verdict::verdicts(rows, objective)
+        .into_iter()
+        .next()
+        .and_then(|v| v.pick().cloned())
 }
 
 #[cfg(test)]

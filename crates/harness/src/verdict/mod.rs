@@ -1,153 +1,60 @@
-//! Verdicts: which strategy to use, per scenario and over a suite (`docs/verdicts.md`).
+//! Verdicts: which configuration to use, per scenario and over a suite (`docs/verdicts.md`).
+//! One module ranks for every command: `compare`, `sweep`'s best, `merge` and the page.
 //!
-//! A run **qualifies** when it completed with no overflow, no pairing error and no silent
-//! truncation; the others are disqualified with their reason and never ranked above a qualifying
-//! run. Qualifying runs are ranked by the [`Objective`], ties broken by facts lost, then model
-//! calls, then the strategy's canonical name. Runs with identical figures are one [`Group`].
+//! A configuration runs once per seed ([`Config`]); it **qualifies** when every seed completed
+//! with no overflow, no pairing error and no silent truncation, and the others are set apart
+//! with their reason. Qualifying configurations are ranked by the [`Objective`]'s keys in order
+//! (default: facts lost, then cost): two tie on a key when their 95% intervals overlap or their
+//! means differ by less than the tolerance, and a tie passes to the next key, then to the simpler
+//! strategy, then to the canonical name. Configurations with identical figures are one
+//! [`Group`]. Each verdict names its **front** (no other run is both cheaper and loses fewer
+//! facts) and how its pick was reached.
 
+mod config;
+mod objective;
+mod sensitivity;
+mod stats;
 mod suite;
 
 use std::cmp::Ordering;
 
-pub(crate) use suite::relative;
-pub use suite::{Against, Standing, Suite, suite};
+pub use config::{Config, configs, disqualified};
+pub use objective::{Key, Objective};
+pub use sensitivity::{Alternative, Flip, STABLE_SEEDS, Sensitivity, prices, repriced, sensitivities};
+pub use stats::{Estimate, Rate, t975};
+pub use suite::{Standing, Suite, fraction, regret, signed, suite};
 
-use crate::billing::price::picodollars;
-use crate::human::count;
-use crate::metrics::RunMetrics;
-use crate::row::ResultRow;
-
-/// What "best" means.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Objective {
-    /// Lowest cost (the default when a price is set).
-    Cost,
-    /// Fewest tokens sent (the default with `--price none`).
-    Tokens,
-    /// Fewest facts lost.
-    Facts,
-    /// Fewest model calls.
-    Calls,
-}
-
-impl Objective {
-    /// The names `--objective` takes.
-    pub const NAMES: &'static str = "cost, tokens, facts or calls";
-
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<Objective> {
-        match name {
-            "cost" => Some(Objective::Cost),
-            "tokens" => Some(Objective::Tokens),
-            "facts" => Some(Objective::Facts),
-            "calls" => Some(Objective::Calls),
-            _ => None,
-        }
-    }
-
-    /// The objective of `--objective NAME`, or the default: cost when the runs are priced,
-    /// tokens sent when not. The error says what to do.
-    pub fn resolve(name: Option<&str>, priced: bool) -> Result<Objective, String> {
-        let objective = match name {
-            Some(name) => {
-                Objective::parse(name).ok_or_else(|| format!("--objective {name:?}: expected {}", Objective::NAMES))?
-            }
-            None if priced => Objective::Cost,
-            None => Objective::Tokens,
-        };
-        if objective == Objective::Cost && !priced {
-            return Err("--objective cost needs a price; drop --price none or pick --objective tokens".into());
-        }
-        Ok(objective)
-    }
-
-    /// The figure it minimises, as results files name it.
-    pub fn figure(self) -> &'static str {
-        match self {
-            Objective::Cost => "cost_usd",
-            Objective::Tokens => "tokens_sent",
-            Objective::Facts => "facts_lost",
-            Objective::Calls => "model_calls",
-        }
-    }
-
-    /// The figure's value in a row, in whole units (picodollars for cost; no cost reads as
-    /// the most).
-    pub fn value(self, m: &RunMetrics) -> u128 {
-        match self {
-            Objective::Cost => m.cost_usd.map_or(u128::MAX, picodollars),
-            Objective::Tokens => u128::from(m.tokens_sent),
-            Objective::Facts => m.facts_lost as u128,
-            Objective::Calls => m.model_calls as u128,
-        }
-    }
-
-    /// The order of qualifying runs: the objective, then facts lost, then model calls (the
-    /// canonical name is the caller's last resort).
-    pub fn order(self, a: &RunMetrics, b: &RunMetrics) -> Ordering {
-        self.value(a)
-            .cmp(&self.value(b))
-            .then(a.facts_lost.cmp(&b.facts_lost))
-            .then(a.model_calls.cmp(&b.model_calls))
-            // Among runs equal on all of these, the cheaper, then the smaller.
-            .then(Objective::Cost.value(a).cmp(&Objective::Cost.value(b)))
-            .then(a.tokens_sent.cmp(&b.tokens_sent))
-    }
-
-    /// What it means, for people: "lowest cost".
-    pub fn describe(self) -> &'static str {
-        match self {
-            Objective::Cost => "lowest cost",
-            Objective::Tokens => "fewest tokens sent",
-            Objective::Facts => "fewest facts lost",
-            Objective::Calls => "fewest model calls",
-        }
-    }
-}
-
-/// Why a run does not qualify, or `None` when it does: every reason, in the user's words.
-pub fn disqualified(m: &RunMetrics) -> Option<String> {
-    let mut why = Vec::new();
-    let calls = |n: usize| count(n, "call");
-    if m.overflows > 0 {
-        why.push(format!("overflow: {} over the window", calls(m.overflows)));
-    }
-    if m.pairing_errors > 0 {
-        why.push(format!("pairing broken: {} rejected", calls(m.pairing_errors)));
-    }
-    if m.silent_truncations > 0 {
-        why.push(format!("{} cut silently by the server", calls(m.silent_truncations)));
-    }
-    if !m.completed {
-        why.push(format!(
-            "stopped: answered {} of {}",
-            m.requests_answered,
-            count(m.requests, "request")
-        ));
-    }
-    (!why.is_empty()).then(|| why.join("; "))
-}
-
-/// Runs of one scenario with identical figures: one line naming every strategy, `none` first,
-/// then in canonical order.
+/// Configurations of one scenario with identical figures: one line naming every strategy,
+/// `none` first.
 #[derive(Clone, Debug)]
 pub struct Group<'a> {
-    /// The runs, by canonical strategy name.
-    pub rows: Vec<&'a ResultRow>,
+    /// The configurations.
+    pub configs: Vec<Config<'a>>,
     /// Why they are disqualified; `None` when they qualify.
     pub why: Option<String>,
 }
 
 impl<'a> Group<'a> {
-    /// The figures they share.
-    pub fn metrics(&self) -> &'a RunMetrics {
-        &self.rows[0].metrics
+    /// The configuration that names the group.
+    pub fn lead(&self) -> &Config<'a> {
+        &self.configs[0]
     }
 
     /// Their canonical strategy names.
     pub fn strategies(&self) -> Vec<String> {
-        self.rows.iter().map(|r| r.settings.strategy.to_string()).collect()
+        self.configs.iter().map(Config::strategy).collect()
     }
+}
+
+/// How the pick was reached when others tied with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tie {
+    /// The canonical names of the groups it tied with on the first key.
+    pub with: Vec<String>,
+    /// The keys on which they tied, in order.
+    pub on: Vec<Key>,
+    /// What broke the tie: the next key, or `None` when the simpler strategy (or the name) did.
+    pub broken_by: Option<Key>,
 }
 
 /// One scenario's verdict.
@@ -155,25 +62,33 @@ impl<'a> Group<'a> {
 pub struct Verdict<'a> {
     /// The scenario's name.
     pub scenario: &'a str,
-    /// Qualifying runs, best first.
+    /// Qualifying groups, best first.
     pub ranked: Vec<Group<'a>>,
-    /// The others, each with its reason, by the objective too.
+    /// The others, each with its reason.
     pub disqualified: Vec<Group<'a>>,
+    /// How the pick was reached, when others tied with it.
+    pub tie: Option<Tie>,
+    /// Positions in `ranked` of the front, cheapest first: no other qualifying group is both
+    /// cheaper (on the objective's spend) and loses fewer facts.
+    pub front: Vec<usize>,
+    /// Whether the scenario tells strategies apart: some qualifying group does not tie with the
+    /// pick on every key.
+    pub discriminates: bool,
+    /// Whether the pick holds under other prices and caches and seed by seed, once checked.
+    pub sensitivity: Option<Sensitivity>,
 }
 
 impl<'a> Verdict<'a> {
-    /// The run to use: the first of the best group (`None` when no run qualifies).
-    pub fn pick(&self) -> Option<&'a ResultRow> {
-        self.ranked.first().map(|g| g.rows[0])
+    /// The configuration to use: the lead of the best group (`None` when none qualifies).
+    pub fn pick(&self) -> Option<&Config<'a>> {
+        self.ranked.first().map(Group::lead)
     }
 
-    /// The `none` run of the scenario, when it ran.
-    pub fn baseline(&self) -> Option<&'a ResultRow> {
-        self.ranked
-            .iter()
-            .chain(&self.disqualified)
-            .flat_map(|g| g.rows.iter().copied())
-            .find(|r| r.settings.strategy.is_none())
+    /// The `none` configuration of the scenario, when it ran.
+    pub fn baseline(&self) -> Option<&Config<'a>> {
+        self.groups()
+            .flat_map(|g| &g.configs)
+            .find(|c| c.settings().strategy.is_none())
     }
 
     /// Every group, ranked ones first.
@@ -183,43 +98,172 @@ impl<'a> Verdict<'a> {
 }
 
 /// The verdict of each scenario, in the order the scenarios first appear in `rows`.
-pub fn verdicts(rows: &[ResultRow], objective: Objective) -> Vec<Verdict<'_>> {
-    let mut names: Vec<&str> = Vec::new();
-    for row in rows {
-        if !names.contains(&row.scenario.as_str()) {
-            names.push(&row.scenario);
+pub fn verdicts<'a>(rows: &'a [crate::row::ResultRow], objective: &Objective) -> Vec<Verdict<'a>> {
+    configs(rows)
+        .into_iter()
+        .map(|(scenario, configs)| verdict(scenario, configs, objective))
+        .collect()
+}
+
+/// One scenario's verdict over its configurations.
+pub fn verdict<'a>(scenario: &'a str, configs: Vec<Config<'a>>, objective: &Objective) -> Verdict<'a> {
+    let mut ranked: Vec<Group> = Vec::new();
+    let mut apart: Vec<Group> = Vec::new();
+    for config in configs {
+        let list = if config.why.is_some() { &mut apart } else { &mut ranked };
+        match list.iter_mut().find(|g| g.lead().same_figures(&config)) {
+            Some(group) => group.configs.push(config),
+            None => list.push(Group {
+                why: config.why.clone(),
+                configs: vec![config],
+            }),
         }
     }
-    names
-        .into_iter()
-        .map(|name| {
-            let mut of: Vec<&ResultRow> = rows.iter().filter(|r| r.scenario == name).collect();
-            of.sort_by(|a, b| {
-                objective
-                    .order(&a.metrics, &b.metrics)
-                    .then_with(|| a.settings.strategy.to_string().cmp(&b.settings.strategy.to_string()))
-            });
-            let mut ranked: Vec<Group> = Vec::new();
-            let mut apart: Vec<Group> = Vec::new();
-            for row in of {
-                let why = disqualified(&row.metrics);
-                let list = if why.is_some() { &mut apart } else { &mut ranked };
-                match list.iter_mut().find(|g| g.metrics() == &row.metrics) {
-                    Some(group) => group.rows.push(row),
-                    None => list.push(Group { rows: vec![row], why }),
-                }
-            }
-            // Within a group, `none` names it: identical figures mean nothing was compacted.
-            for group in ranked.iter_mut().chain(&mut apart) {
-                group.rows.sort_by_key(|r| !r.settings.strategy.is_none());
-            }
-            Verdict {
-                scenario: name,
-                ranked,
-                disqualified: apart,
-            }
+    // Within a group, `none` names it (identical figures mean nothing was compacted), then the
+    // simpler, then the canonical name.
+    for group in ranked.iter_mut().chain(&mut apart) {
+        group.configs.sort_by(|a, b| by_simplicity(a, b));
+    }
+    let (ranked, tie, discriminates) = rank(ranked, objective);
+    apart.sort_by(|a, b| by_first_key(objective, a, b));
+    let front = front(&ranked, objective);
+    Verdict {
+        scenario,
+        ranked,
+        disqualified: apart,
+        tie,
+        front,
+        discriminates,
+        sensitivity: None,
+    }
+}
+
+/// The simpler configuration first, then by canonical name, then by every other setting.
+fn by_simplicity(a: &Config<'_>, b: &Config<'_>) -> Ordering {
+    a.simplicity()
+        .cmp(&b.simplicity())
+        .then_with(|| a.strategy().cmp(&b.strategy()))
+        .then_with(|| a.settings().order(b.settings()))
+}
+
+/// Disqualified groups in the order of their first key's mean, for the table.
+fn by_first_key(objective: &Objective, a: &Group<'_>, b: &Group<'_>) -> Ordering {
+    let mean = |g: &Group<'_>| {
+        objective
+            .keys
+            .first()
+            .and_then(|&k| g.lead().on(objective, k))
+            .map_or(f64::INFINITY, |e| e.mean)
+    };
+    mean(a)
+        .total_cmp(&mean(b))
+        .then_with(|| by_simplicity(a.lead(), b.lead()))
+}
+
+/// The groups in order, each the best of those left: on each key in turn, the groups that tie
+/// with the lowest mean stay, and the simpler strategy settles what is left. Returns how the pick
+/// was reached and whether anything told the groups apart.
+fn rank<'a>(mut left: Vec<Group<'a>>, objective: &Objective) -> (Vec<Group<'a>>, Option<Tie>, bool) {
+    let mut out = Vec::with_capacity(left.len());
+    let mut tie = None;
+    let mut discriminates = false;
+    while !left.is_empty() {
+        let (at, how, all_tied) = best(&left, objective);
+        if out.is_empty() {
+            tie = how;
+            discriminates = !all_tied;
+        }
+        out.push(left.remove(at));
+    }
+    (out, tie, discriminates)
+}
+
+/// The best of `groups`: its position, how ties were broken, and whether every group tied on
+/// every key.
+fn best(groups: &[Group<'_>], objective: &Objective) -> (usize, Option<Tie>, bool) {
+    let estimates: Vec<Vec<Option<Estimate>>> = groups
+        .iter()
+        .map(|g| objective.keys.iter().map(|&k| g.lead().on(objective, k)).collect())
+        .collect();
+    let mean = |g: usize, k: usize| estimates[g][k].map_or(f64::INFINITY, |e| e.mean);
+    let mut pool: Vec<usize> = (0..groups.len()).collect();
+    let mut first_tied: Vec<usize> = Vec::new();
+    let mut tied_on = Vec::new();
+    let mut broken_by = None;
+    for (k, &key) in objective.keys.iter().enumerate() {
+        let lead = pool
+            .iter()
+            .copied()
+            .min_by(|&a, &b| {
+                mean(a, k)
+                    .total_cmp(&mean(b, k))
+                    .then_with(|| by_simplicity(groups[a].lead(), groups[b].lead()))
+            })
+            .unwrap_or(0);
+        let ties = |g: usize| match (estimates[g][k], estimates[lead][k]) {
+            (Some(x), Some(y)) => x.ties(&y, objective.tie) || shown_alike(key, x.mean, y.mean),
+            (None, None) => true,
+            _ => false,
+        };
+        let next: Vec<usize> = pool.iter().copied().filter(|&g| ties(g)).collect();
+        if k == 0 {
+            first_tied = next.clone();
+        }
+        if next.len() > 1 {
+            tied_on.push(key);
+        } else if !tied_on.is_empty() && broken_by.is_none() {
+            broken_by = Some(key);
+        }
+        pool = next;
+        if pool.len() == 1 {
+            break;
+        }
+    }
+    let all_tied = pool.len() == groups.len();
+    let at = pool
+        .iter()
+        .copied()
+        .min_by(|&a, &b| by_simplicity(groups[a].lead(), groups[b].lead()))
+        .unwrap_or(0);
+    let how = (first_tied.len() > 1).then(|| Tie {
+        with: first_tied
+            .iter()
+            .filter(|&&g| g != at)
+            .map(|&g| groups[g].lead().strategy())
+            .collect(),
+        on: tied_on,
+        broken_by,
+    });
+    (at, how, all_tied)
+}
+
+/// Whether two means print alike, so that no ranking rests on a difference nobody is shown:
+/// dollars to a hundredth of a cent, counts to a tenth.
+fn shown_alike(key: Key, a: f64, b: f64) -> bool {
+    match key {
+        Key::Cost => (a * 1e4).round() == (b * 1e4).round(),
+        Key::Facts | Key::Calls | Key::Tokens => (a * 10.0).round() == (b * 10.0).round(),
+    }
+}
+
+/// Positions of the front among `ranked`, cheapest first.
+fn front(ranked: &[Group<'_>], objective: &Objective) -> Vec<usize> {
+    let spend = objective.spend();
+    let point = |g: &Group<'_>| {
+        (
+            g.lead().on(objective, spend).map_or(f64::INFINITY, |e| e.mean),
+            g.lead().facts_lost().mean,
+        )
+    };
+    let points: Vec<(f64, f64)> = ranked.iter().map(point).collect();
+    let mut on: Vec<usize> = (0..ranked.len())
+        .filter(|&i| {
+            let (c, f) = points[i];
+            !points.iter().any(|&(c2, f2)| c2 <= c && f2 <= f && (c2 < c || f2 < f))
         })
-        .collect()
+        .collect();
+    on.sort_by(|&a, &b| points[a].0.total_cmp(&points[b].0).then(a.cmp(&b)));
+    on
 }
 
 #[cfg(test)]

@@ -1,65 +1,39 @@
-//! The suite's verdict: a leaderboard of strategies and one recommendation.
+//! The suite's verdict: strategies ranked by regret on common ground, and one recommendation.
 //!
-//! Over a suite, a strategy is compared only on the scenarios where every strategy it is
-//! compared with also qualifies, so that no strategy wins by failing where the others paid. The
-//! strategies that qualify on the most scenarios contend for the pick, compared on the scenarios
-//! where all of them qualify; every other strategy is set against the pick on the scenarios both
-//! qualify on.
+//! Per scenario, a strategy's **regret** is its figure on the objective's last key over the
+//! pick's, minus one. Scenarios where nothing qualifies or every qualifying run ties with the pick
+//! on every key tell nothing apart: they are named and count for nothing. The strategies that
+//! qualify on the most of the others contend, compared on the scenarios all of them qualify on:
+//! by facts lost there, then by median and worst regret. Every other strategy is set against the
+//! pick on the scenarios both qualify on. No figure is a sum over different sets of scenarios.
 
 use std::cmp::Ordering;
 
-use super::{Objective, Verdict};
-use crate::billing::price::dollars;
+use super::{Config, Objective, Verdict};
 use crate::human::count;
 
-/// One strategy's line on the leaderboard.
+/// One line of the leaderboard: a strategy, or several with the same figures everywhere.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Standing {
     /// The strategy's canonical name.
     pub strategy: String,
-    /// Scenarios it qualifies on.
+    /// Others with the same figures on every scenario.
+    pub alike: Vec<String>,
+    /// Discriminating scenarios it qualifies on.
     pub qualified: usize,
-    /// Scenarios it ran on.
+    /// Discriminating scenarios it ran on.
     pub scenarios: usize,
-    /// Total cost over the scenarios it qualifies on (`None` unpriced).
-    pub cost_usd: Option<f64>,
-    /// Total tokens sent over them.
-    pub tokens_sent: u64,
-    /// Total facts lost over them.
-    pub facts_lost: usize,
-    /// `ranks[k]`: the scenarios on which it ranked `k + 1` (tied runs share a rank).
-    pub ranks: Vec<usize>,
-    /// Set against the pick on the scenarios both qualify on (`None` for the pick itself, or
-    /// when they share none).
-    pub against_pick: Option<Against>,
-}
-
-impl Standing {
-    /// The scenarios on which it ranked first.
-    pub fn first(&self) -> usize {
-        self.ranks.first().copied().unwrap_or(0)
-    }
-}
-
-/// A strategy against the pick on the scenarios both qualify on.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Against {
-    /// How many scenarios both qualify on.
-    pub scenarios: usize,
-    /// The objective summed over them: this strategy's, in the objective's units.
-    pub value: u128,
-    /// The pick's, over the same scenarios.
-    pub pick: u128,
-}
-
-impl Against {
-    /// `value / pick - 1`: how much more (positive) or less this strategy spends.
-    pub fn change(&self) -> f64 {
-        if self.pick == 0 {
-            return if self.value == 0 { 0.0 } else { f64::INFINITY };
-        }
-        self.value as f64 / self.pick as f64 - 1.0
-    }
+    /// The scenarios its figures are over: for a contender, those all contenders qualify on;
+    /// for the others, those it and the pick both qualify on.
+    pub over: usize,
+    /// Facts lost per run, averaged over those scenarios.
+    pub facts_lost: Option<f64>,
+    /// Median regret over them (0 = the scenario's pick).
+    pub median_regret: Option<f64>,
+    /// Worst regret over them.
+    pub worst_regret: Option<f64>,
+    /// Discriminating scenarios on which it was the pick (or in the pick's group).
+    pub first: usize,
 }
 
 /// The suite's verdict.
@@ -69,284 +43,294 @@ pub struct Suite {
     pub objective: Objective,
     /// Every strategy, the pick first.
     pub leaderboard: Vec<Standing>,
-    /// The recommended strategy's canonical name (`None` when no run qualified).
+    /// The recommended strategy's canonical name (`None` when nothing qualified).
     pub pick: Option<String>,
     /// Why, in one sentence.
     pub why: String,
+    /// Scenarios that tell no strategy apart, and count for nothing.
+    pub not_discriminating: Vec<String>,
+    /// Discriminating scenarios.
+    pub scenarios: usize,
 }
 
-/// Qualification and ranks of one strategy across the scenarios.
-struct Record<'a> {
+/// One strategy across the discriminating scenarios.
+struct Record<'v, 'a> {
     strategy: String,
-    /// Its short name, for sentences.
-    brief: String,
-    /// Per scenario: its figures when it qualified there.
-    qualified: Vec<Option<&'a crate::metrics::RunMetrics>>,
-    ran: usize,
-    ranks: Vec<usize>,
+    /// Per scenario: its configuration, when it ran, and whether it qualified.
+    at: Vec<Option<(&'v Config<'a>, bool)>>,
+    /// Per scenario: its regret, when it qualified.
+    regret: Vec<Option<f64>>,
+    first: usize,
 }
 
-impl Record<'_> {
-    fn count(&self) -> usize {
-        self.qualified.iter().flatten().count()
+impl Record<'_, '_> {
+    fn qualified(&self) -> usize {
+        self.at.iter().flatten().filter(|(_, q)| *q).count()
     }
 
-    /// The objective, facts lost and calls summed over `scenarios` (it qualifies on each).
-    fn totals(&self, objective: Objective, scenarios: &[usize]) -> (u128, usize, usize) {
-        scenarios
+    fn qualifies(&self, k: usize) -> bool {
+        matches!(self.at[k], Some((_, true)))
+    }
+
+    /// Facts lost per run, median and worst regret over `scenarios` (each qualified on).
+    fn over(&self, scenarios: &[usize]) -> (Option<f64>, Option<f64>, Option<f64>) {
+        if scenarios.is_empty() {
+            return (None, None, None);
+        }
+        let facts: f64 = scenarios
             .iter()
-            .filter_map(|&k| self.qualified[k])
-            .fold((0, 0, 0), |(v, f, c), m| {
-                (
-                    v.saturating_add(objective.value(m)),
-                    f + m.facts_lost,
-                    c + m.model_calls,
-                )
-            })
+            .filter_map(|&k| self.at[k])
+            .map(|(c, _)| c.facts_lost().mean)
+            .sum::<f64>()
+            / scenarios.len() as f64;
+        let mut regrets: Vec<f64> = scenarios.iter().filter_map(|&k| self.regret[k]).collect();
+        regrets.sort_by(f64::total_cmp);
+        let median = (!regrets.is_empty()).then(|| {
+            let n = regrets.len();
+            if n % 2 == 1 {
+                regrets[n / 2]
+            } else {
+                (regrets[n / 2 - 1] + regrets[n / 2]) / 2.0
+            }
+        });
+        (Some(facts), median, regrets.last().copied())
     }
 
-    fn qualifies_on(&self) -> Vec<usize> {
-        (0..self.qualified.len())
-            .filter(|&k| self.qualified[k].is_some())
-            .collect()
+    /// Whether it has the same figures as `other` on every scenario.
+    fn alike(&self, other: &Record<'_, '_>) -> bool {
+        self.at.iter().zip(&other.at).all(|(a, b)| match (a, b) {
+            (Some((x, qx)), Some((y, qy))) => qx == qy && x.same_figures(y),
+            (None, None) => true,
+            _ => false,
+        })
+    }
+}
+
+/// `value / best - 1`; 0 when both are 0, infinite when only the best is.
+pub fn regret(value: f64, best: f64) -> f64 {
+    if best == 0.0 {
+        if value == 0.0 { 0.0 } else { f64::INFINITY }
+    } else {
+        value / best - 1.0
     }
 }
 
 /// The leaderboard and the recommendation over every scenario's verdict.
-pub fn suite(verdicts: &[Verdict<'_>], objective: Objective) -> Suite {
+pub fn suite(verdicts: &[Verdict<'_>], objective: &Objective) -> Suite {
+    let not_discriminating: Vec<String> = verdicts
+        .iter()
+        .filter(|v| !v.discriminates)
+        .map(|v| v.scenario.to_owned())
+        .collect();
+    let kept: Vec<&Verdict> = verdicts.iter().filter(|v| v.discriminates).collect();
+    let last = objective.last();
     let mut records: Vec<Record> = Vec::new();
-    for (k, verdict) in verdicts.iter().enumerate() {
+    for (k, verdict) in kept.iter().enumerate() {
+        let best = verdict.pick().and_then(|p| p.on(objective, last)).map(|e| e.mean);
         for (rank, group) in verdict.groups().enumerate() {
-            for row in &group.rows {
-                let name = row.settings.strategy.to_string();
+            for config in &group.configs {
+                let name = config.strategy();
                 let at = match records.iter().position(|r| r.strategy == name) {
                     Some(at) => at,
                     None => {
                         records.push(Record {
                             strategy: name,
-                            brief: row.settings.strategy.brief(),
-                            qualified: vec![None; verdicts.len()],
-                            ran: 0,
-                            ranks: Vec::new(),
+                            at: vec![None; kept.len()],
+                            regret: vec![None; kept.len()],
+                            first: 0,
                         });
                         records.len() - 1
                     }
                 };
                 let record = &mut records[at];
-                record.ran += 1;
-                if group.why.is_none() {
-                    record.qualified[k] = Some(&row.metrics);
-                    if record.ranks.len() <= rank {
-                        record.ranks.resize(rank + 1, 0);
-                    }
-                    record.ranks[rank] += 1;
+                let qualifies = group.why.is_none();
+                record.at[k] = Some((config, qualifies));
+                if qualifies {
+                    record.regret[k] = match (config.on(objective, last), best) {
+                        (Some(v), Some(b)) => Some(regret(v.mean, b)),
+                        _ => None,
+                    };
+                    record.first += usize::from(rank == 0);
                 }
             }
         }
     }
-    let most = records.iter().map(Record::count).max().unwrap_or(0);
-    if most == 0 {
-        return Suite {
-            objective,
-            leaderboard: standings(&records, objective, None),
-            pick: None,
-            why: "no strategy qualified on any scenario: every run overflowed, broke pairing or stopped".into(),
-        };
+    // Strategies with the same figures everywhere are one line, named by the simplest.
+    let mut lines: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        match lines.iter_mut().find(|(j, _)| records[*j].alike(r)) {
+            Some((_, alike)) => alike.push(r.strategy.clone()),
+            None => lines.push((i, Vec::new())),
+        }
     }
-    // The contenders qualify on the most scenarios; they are compared where all of them do.
-    let contenders: Vec<&Record> = records.iter().filter(|r| r.count() == most).collect();
-    let common: Vec<usize> = (0..verdicts.len())
-        .filter(|&k| contenders.iter().all(|r| r.qualified[k].is_some()))
+    let most = records.iter().map(Record::qualified).max().unwrap_or(0);
+    let contenders: Vec<usize> = lines
+        .iter()
+        .map(|(i, _)| *i)
+        .filter(|&i| most > 0 && records[i].qualified() == most)
         .collect();
-    let over = |r: &Record| -> Vec<usize> {
-        if common.is_empty() {
-            r.qualifies_on()
-        } else {
+    let common: Vec<usize> = (0..kept.len())
+        .filter(|&k| contenders.iter().all(|&i| records[i].qualifies(k)))
+        .collect();
+    let key = |i: usize| records[i].over(&common);
+    let mut order = contenders.clone();
+    order.sort_by(|&a, &b| {
+        let ((fa, ma, wa), (fb, mb, wb)) = (key(a), key(b));
+        cmp(fa, fb)
+            .then(cmp(ma, mb))
+            .then(cmp(wa, wb))
+            .then_with(|| simpler(&records[a], &records[b]))
+    });
+    let pick = order.first().copied();
+    let standing = |i: usize, alike: &[String]| -> Standing {
+        let r = &records[i];
+        let over: Vec<usize> = if contenders.contains(&i) {
             common.clone()
+        } else {
+            (0..kept.len())
+                .filter(|&k| r.qualifies(k) && pick.is_some_and(|p| records[p].qualifies(k)))
+                .collect()
+        };
+        let (facts_lost, median_regret, worst_regret) = r.over(&over);
+        Standing {
+            strategy: r.strategy.clone(),
+            alike: alike.to_vec(),
+            qualified: r.qualified(),
+            scenarios: r.at.iter().flatten().count(),
+            over: over.len(),
+            facts_lost,
+            median_regret,
+            worst_regret,
+            first: r.first,
         }
     };
-    let pick = contenders
-        .iter()
-        .min_by(|a, b| {
-            a.totals(objective, &over(a))
-                .cmp(&b.totals(objective, &over(b)))
-                .then_with(|| a.strategy.cmp(&b.strategy))
-        })
-        .map(|r| r.strategy.clone());
-    let leaderboard = standings(&records, objective, pick.as_deref());
-    let why = reason(
-        &records,
-        &leaderboard,
-        objective,
-        most,
-        verdicts.len(),
-        &contenders,
-        &common,
-    );
+    let mut leaderboard: Vec<Standing> = lines.iter().map(|(i, alike)| standing(*i, alike)).collect();
+    let rank_of = |s: &Standing| order.iter().position(|&i| records[i].strategy == s.strategy);
+    leaderboard.sort_by(|a, b| match (rank_of(a), rank_of(b)) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => b
+            .qualified
+            .cmp(&a.qualified)
+            .then(cmp(a.facts_lost, b.facts_lost))
+            .then(cmp(a.median_regret, b.median_regret))
+            .then_with(|| a.strategy.cmp(&b.strategy)),
+    });
+    let why = match pick {
+        None if kept.is_empty() => {
+            "no scenario tells the strategies apart: in each, every run ties or none qualifies".into()
+        }
+        None => "no strategy qualified on any scenario: every run overflowed, broke pairing or stopped".into(),
+        Some(_) => reason(
+            &leaderboard,
+            objective,
+            most,
+            kept.len(),
+            contenders.len(),
+            common.len(),
+        ),
+    };
     Suite {
-        objective,
+        objective: objective.clone(),
+        pick: pick.map(|i| records[i].strategy.clone()),
         leaderboard,
-        pick,
         why,
+        not_discriminating,
+        scenarios: kept.len(),
     }
 }
 
-/// Every strategy's standing, the pick first, then by scenarios qualified on, then against the
-/// pick, then by name.
-fn standings(records: &[Record], objective: Objective, pick: Option<&str>) -> Vec<Standing> {
-    let picked = pick.and_then(|p| records.iter().find(|r| r.strategy == p));
-    let mut out: Vec<Standing> = records
-        .iter()
-        .map(|r| {
-            let mine = r.qualifies_on();
-            let metrics = mine.iter().filter_map(|&k| r.qualified[k]);
-            let against_pick = picked.filter(|p| p.strategy != r.strategy).and_then(|p| {
-                let shared: Vec<usize> = mine.iter().copied().filter(|&k| p.qualified[k].is_some()).collect();
-                (!shared.is_empty()).then(|| Against {
-                    scenarios: shared.len(),
-                    value: r.totals(objective, &shared).0,
-                    pick: p.totals(objective, &shared).0,
-                })
-            });
-            Standing {
-                strategy: r.strategy.clone(),
-                qualified: mine.len(),
-                scenarios: r.ran,
-                cost_usd: metrics
-                    .clone()
-                    .map(|m| m.cost_usd)
-                    .sum::<Option<f64>>()
-                    .filter(|_| !mine.is_empty()),
-                tokens_sent: metrics.clone().map(|m| m.tokens_sent).sum(),
-                facts_lost: metrics.map(|m| m.facts_lost).sum(),
-                ranks: r.ranks.clone(),
-                against_pick,
-            }
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        let is_pick = |s: &Standing| Some(s.strategy.as_str()) == pick;
-        is_pick(b)
-            .cmp(&is_pick(a))
-            .then(b.qualified.cmp(&a.qualified))
-            .then_with(|| match (a.against_pick, b.against_pick) {
-                (Some(x), Some(y)) => x.change().partial_cmp(&y.change()).unwrap_or(Ordering::Equal),
-                (Some(_), None) => Ordering::Less,
-                (None, Some(_)) => Ordering::Greater,
-                (None, None) => Ordering::Equal,
-            })
-            .then_with(|| a.strategy.cmp(&b.strategy))
-    });
-    out
+/// Lower first; a figure that is missing last.
+fn cmp(a: Option<f64>, b: Option<f64>) -> Ordering {
+    match (a, b) {
+        (Some(x), Some(y)) => x.total_cmp(&y),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
+    }
+}
+
+/// The simpler strategy first (fewer stages, then fewer parameters changed), then by name.
+fn simpler(a: &Record<'_, '_>, b: &Record<'_, '_>) -> Ordering {
+    let s = |r: &Record<'_, '_>| r.at.iter().flatten().next().map(|(c, _)| c.simplicity());
+    s(a).cmp(&s(b)).then_with(|| a.strategy.cmp(&b.strategy))
+}
+
+/// `0.123` → `+12%`, `-0.031` → `-3.1%`, `0` → `±0%`.
+pub fn signed(change: f64) -> String {
+    if !change.is_finite() {
+        return "more".into();
+    }
+    let p = change * 100.0;
+    if p.abs() < 0.05 {
+        "±0%".into()
+    } else if p.abs() < 10.0 {
+        format!("{p:+.1}%")
+    } else {
+        format!("{p:+.0}%")
+    }
 }
 
 /// The recommendation's reason, in one sentence.
 fn reason(
-    records: &[Record],
     leaderboard: &[Standing],
-    objective: Objective,
+    objective: &Objective,
     most: usize,
     scenarios: usize,
-    contenders: &[&Record],
-    common: &[usize],
+    contenders: usize,
+    common: usize,
 ) -> String {
-    let Some(record) = records.iter().find(|r| r.strategy == leaderboard[0].strategy) else {
-        return String::new();
-    };
-    let mut why = format!("it qualifies on {most} of {scenarios} scenarios");
-    if contenders.len() == 1 {
-        why.push_str(", more than any other strategy");
+    let pick = &leaderboard[0];
+    let mut why = format!(
+        "it qualifies on {most} of {}",
+        count(scenarios, "discriminating scenario")
+    );
+    if contenders == 1 {
+        why.push_str(", more than any other strategy;");
     } else {
-        why.push_str(&format!(", as do {} other strategies", contenders.len() - 1));
-    }
-    let over = if common.is_empty() {
-        record.qualifies_on()
-    } else {
-        common.to_vec()
-    };
-    let (value, facts, _) = record.totals(objective, &over);
-    why.push_str(&format!(
-        "; over {} it {} and loses {}",
-        if contenders.len() == 1 || common.is_empty() {
-            "them".to_owned()
-        } else {
-            format!("the {} where all of them do", common.len())
-        },
-        objective.spend(value),
-        count(facts, "fact")
-    ));
-    if let Some((runner, against)) = leaderboard[1..].iter().find_map(|s| s.against_pick.map(|a| (s, a))) {
-        let brief = records
-            .iter()
-            .find(|r| r.strategy == runner.strategy)
-            .map_or(runner.strategy.as_str(), |r| r.brief.as_str());
         why.push_str(&format!(
-            "; the runner-up, {brief}, qualifies on {} and {} on the {} both qualify on",
+            ", as do {} other{}; on the {} all of them qualify on,",
+            contenders - 1,
+            if contenders == 2 { "" } else { "s" },
+            count(common, "scenario")
+        ));
+    }
+    let last = objective.last().name();
+    why.push_str(&format!(
+        " it loses {} facts a run, and its {last} is {} of each scenario's pick at the median and {} at worst",
+        fraction(pick.facts_lost.unwrap_or(0.0)),
+        pick.median_regret.map_or("—".into(), signed),
+        pick.worst_regret.map_or("—".into(), signed),
+    ));
+    if let Some(runner) = leaderboard.get(1) {
+        why.push_str(&format!(
+            "; the runner-up, {}, qualifies on {} and over the {} both qualify on loses {} facts a run, at a median {} and worst {}",
+            brief(&runner.strategy),
             runner.qualified,
-            objective.compare(against.value, against.pick),
-            count(against.scenarios, "scenario"),
+            count(runner.over, "scenario"),
+            fraction(runner.facts_lost.unwrap_or(0.0)),
+            runner.median_regret.map_or("—".into(), signed),
+            runner.worst_regret.map_or("—".into(), signed),
         ));
     }
     why
 }
 
-impl Objective {
-    /// A total of the objective for people: `$0.0123`, `18,431 tokens`, `3 facts`, `6 model calls`.
-    pub fn show(self, value: u128) -> String {
-        match self {
-            Objective::Cost => dollars_of(value),
-            Objective::Tokens => format!("{} tokens", crate::human::thousands(value as u64)),
-            Objective::Facts => count(value as usize, "fact"),
-            Objective::Calls => count(value as usize, "model call"),
-        }
-    }
-
-    /// The verb of the objective: "costs", "sends", "loses", "makes".
-    pub fn verb(self) -> &'static str {
-        match self {
-            Objective::Cost => "costs",
-            Objective::Tokens => "sends",
-            Objective::Facts => "loses",
-            Objective::Calls => "makes",
-        }
-    }
-
-    /// A total as a verb phrase: "costs $0.0123".
-    pub fn spend(self, value: u128) -> String {
-        format!("{} {}", self.verb(), self.show(value))
-    }
-
-    /// `value` set against `base`: "costs 12% more ($0.0140 against $0.0125)".
-    pub fn compare(self, value: u128, base: u128) -> String {
-        format!(
-            "{} {} ({} against {})",
-            self.verb(),
-            relative(value, base),
-            self.show(value),
-            self.show(base)
-        )
-    }
+/// A strategy's short name, for sentences.
+fn brief(canonical: &str) -> String {
+    canonical
+        .parse::<ctxbench_compact::compact::Strategy>()
+        .map_or_else(|_| canonical.to_owned(), |s| s.brief())
 }
 
-/// `value` relative to `base`: "12% more", "3.5% less", "as much".
-pub(crate) fn relative(value: u128, base: u128) -> String {
-    let share = |a: u128, b: u128| {
-        let p = a.abs_diff(b) as f64 / b as f64 * 100.0;
-        if p < 10.0 {
-            format!("{p:.1}%")
-        } else {
-            format!("{p:.0}%")
-        }
-    };
-    match value.cmp(&base) {
-        Ordering::Equal => "as much".to_owned(),
-        Ordering::Greater if base == 0 => "more".to_owned(),
-        Ordering::Greater => format!("{} more", share(value, base)),
-        Ordering::Less => format!("{} less", share(value, base)),
+/// A mean count for people: `0`, `0.35`, `2.1`.
+pub fn fraction(x: f64) -> String {
+    if x == 0.0 {
+        "0".into()
+    } else if x < 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.1}")
     }
-}
-
-/// Picodollars for people.
-fn dollars_of(picodollars: u128) -> String {
-    crate::human::dollars(dollars(picodollars))
 }

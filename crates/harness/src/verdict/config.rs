@@ -1,0 +1,185 @@
+//! A configuration over its seeds: the rows of one scenario and one set of settings that differ
+//! only by seed, and their figures as estimates.
+
+use std::collections::BTreeMap;
+
+use super::objective::{Key, Objective};
+use super::stats::{Estimate, Rate};
+use crate::human::count;
+use crate::metrics::RunMetrics;
+use crate::row::ResultRow;
+use crate::settings::RunSettings;
+
+/// One configuration of one scenario, run once per seed.
+#[derive(Clone, Debug)]
+pub struct Config<'a> {
+    /// Its rows, by seed.
+    pub rows: Vec<&'a ResultRow>,
+    /// Why it does not qualify (a run of any seed that overflowed, broke pairing or stopped);
+    /// `None` when every seed qualifies.
+    pub why: Option<String>,
+}
+
+impl<'a> Config<'a> {
+    /// The configuration of `rows` (one scenario, settings alike but for the seed).
+    pub fn new(mut rows: Vec<&'a ResultRow>) -> Config<'a> {
+        rows.sort_by_key(|r| r.settings.seed);
+        let out: Vec<(u64, String)> = rows
+            .iter()
+            .filter_map(|r| disqualified(&r.metrics).map(|why| (r.settings.seed, why)))
+            .collect();
+        let why = out.first().map(|(seed, why)| {
+            if rows.len() == 1 {
+                why.clone()
+            } else {
+                format!("{why} (seed {seed}; out in {} of {} seeds)", out.len(), rows.len())
+            }
+        });
+        Config { rows, why }
+    }
+
+    /// The settings (those of its first seed).
+    pub fn settings(&self) -> &'a RunSettings {
+        &self.rows[0].settings
+    }
+
+    /// The scenario's name.
+    pub fn scenario(&self) -> &'a str {
+        &self.rows[0].scenario
+    }
+
+    /// The strategy's canonical name.
+    pub fn strategy(&self) -> String {
+        self.settings().strategy.to_string()
+    }
+
+    /// Seeds run.
+    pub fn seeds(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// The figures of its first seed (what the traces and charts show).
+    pub fn first(&self) -> &'a RunMetrics {
+        &self.rows[0].metrics
+    }
+
+    /// A figure over the seeds (`None` when a seed has none: a cost without a price).
+    pub fn estimate(&self, figure: impl Fn(&RunMetrics) -> Option<f64>) -> Option<Estimate> {
+        let values: Option<Vec<f64>> = self.rows.iter().map(|r| figure(&r.metrics)).collect();
+        values.map(|v| Estimate::of(&v))
+    }
+
+    /// The objective's figure on `key`.
+    pub fn on(&self, objective: &Objective, key: Key) -> Option<Estimate> {
+        self.estimate(|m| objective.value(key, m))
+    }
+
+    /// What it cost, without any price on facts.
+    pub fn cost(&self) -> Option<Estimate> {
+        self.estimate(|m| m.cost_usd)
+    }
+
+    /// A count over the seeds.
+    pub fn mean_of(&self, figure: impl Fn(&RunMetrics) -> f64) -> Estimate {
+        Estimate::of(&self.rows.iter().map(|r| figure(&r.metrics)).collect::<Vec<_>>())
+    }
+
+    /// Facts lost per run.
+    pub fn facts_lost(&self) -> Estimate {
+        self.mean_of(|m| m.facts_lost as f64)
+    }
+
+    /// The seeds in which it lost any fact.
+    pub fn lost_in(&self) -> Rate {
+        Rate::new(
+            self.rows.iter().filter(|r| r.metrics.facts_lost > 0).count(),
+            self.seeds(),
+        )
+    }
+
+    /// Facts the scenario declares.
+    pub fn facts(&self) -> usize {
+        self.first().facts
+    }
+
+    /// Whether two configurations have the same figures seed by seed.
+    pub fn same_figures(&self, other: &Config<'_>) -> bool {
+        self.rows.len() == other.rows.len()
+            && self
+                .rows
+                .iter()
+                .zip(&other.rows)
+                .all(|(a, b)| a.settings.seed == b.settings.seed && a.metrics == b.metrics)
+    }
+
+    /// How simple it is, for ties: fewer stages, then fewer parameters away from their
+    /// defaults (`none` simplest of all).
+    pub fn simplicity(&self) -> (usize, usize) {
+        let strategy = &self.settings().strategy;
+        if strategy.is_none() {
+            return (0, 0);
+        }
+        let changed = strategy
+            .brief()
+            .split('+')
+            .filter_map(|stage| stage.split_once(':'))
+            .map(|(_, params)| params.split(',').count())
+            .sum();
+        (strategy.stages.len(), changed)
+    }
+}
+
+/// Why a run does not qualify, or `None` when it does: every reason, in the user's words.
+pub fn disqualified(m: &RunMetrics) -> Option<String> {
+    let mut why = Vec::new();
+    let calls = |n: usize| count(n, "call");
+    if m.overflows > 0 {
+        why.push(format!("overflow: {} over the window", calls(m.overflows)));
+    }
+    if m.pairing_errors > 0 {
+        why.push(format!("pairing broken: {} rejected", calls(m.pairing_errors)));
+    }
+    if m.silent_truncations > 0 {
+        why.push(format!("{} cut silently by the server", calls(m.silent_truncations)));
+    }
+    if !m.completed {
+        why.push(format!(
+            "stopped: answered {} of {}",
+            m.requests_answered,
+            count(m.requests, "request")
+        ));
+    }
+    (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// The rows of each scenario as configurations over their seeds: scenarios in the order they
+/// first appear, configurations too.
+pub fn configs(rows: &[ResultRow]) -> Vec<(&str, Vec<Config<'_>>)> {
+    let mut scenarios: Vec<(&str, Vec<Vec<&ResultRow>>)> = Vec::new();
+    // Settings but the seed, spelt as JSON: a stable key for a configuration.
+    let mut at: BTreeMap<(&str, String), (usize, usize)> = BTreeMap::new();
+    for row in rows {
+        let key = serde_json::to_string(&RunSettings {
+            seed: 0,
+            ..row.settings.clone()
+        })
+        .unwrap_or_default();
+        let s = match scenarios.iter().position(|(name, _)| *name == row.scenario) {
+            Some(s) => s,
+            None => {
+                scenarios.push((&row.scenario, Vec::new()));
+                scenarios.len() - 1
+            }
+        };
+        let next = scenarios[s].1.len();
+        let (s, c) = *at.entry((&row.scenario, key)).or_insert((s, next));
+        if c == scenarios[s].1.len() {
+            scenarios[s].1.push(Vec::new());
+        }
+        scenarios[s].1[c].push(row);
+    }
+    scenarios
+        .into_iter()
+        .map(|(name, configs)| (name, configs.into_iter().map(Config::new).collect()))
+        .collect()
+}

@@ -1,0 +1,199 @@
+//! What "best" means: a list of keys tried in order, a price on a lost fact, and how close two
+//! figures must be to tie.
+
+use crate::metrics::RunMetrics;
+
+/// One figure a ranking can minimise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Key {
+    /// Facts lost per run (distinct facts with an unmet need).
+    Facts,
+    /// What a run cost, with each lost fact priced in under `--fact-cost`.
+    Cost,
+    /// Tokens sent.
+    Tokens,
+    /// Model calls.
+    Calls,
+}
+
+impl Key {
+    /// Every key, as `--objective` names them.
+    pub const ALL: [Key; 4] = [Key::Facts, Key::Cost, Key::Tokens, Key::Calls];
+
+    /// The names `--objective` takes.
+    pub const NAMES: &'static str = "facts, cost, tokens or calls";
+
+    /// Parses a command-line name.
+    pub fn parse(name: &str) -> Option<Key> {
+        Key::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Key::Facts => "facts",
+            Key::Cost => "cost",
+            Key::Tokens => "tokens",
+            Key::Calls => "calls",
+        }
+    }
+
+    /// The figure it reads, as results files name it.
+    pub fn figure(self) -> &'static str {
+        match self {
+            Key::Facts => "facts_lost",
+            Key::Cost => "cost_usd",
+            Key::Tokens => "tokens_sent",
+            Key::Calls => "model_calls",
+        }
+    }
+
+    /// What it means, for people: "lowest cost".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Key::Facts => "fewest facts lost",
+            Key::Cost => "lowest cost",
+            Key::Tokens => "fewest tokens sent",
+            Key::Calls => "fewest model calls",
+        }
+    }
+}
+
+/// How runs are ranked: keys tried in order, two runs tying on a key passing to the next.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Objective {
+    /// The keys, most important first.
+    pub keys: Vec<Key>,
+    /// Dollars a lost fact costs, folded into `cost` (`--fact-cost`).
+    pub fact_cost: Option<f64>,
+    /// Two means closer than this fraction of the larger tie (`--tie`).
+    pub tie: f64,
+}
+
+impl Objective {
+    /// `--tie` when not given: 1%.
+    pub const DEFAULT_TIE: f64 = 0.01;
+
+    /// The objective of `--objective LIST`, `--fact-cost` and `--tie`, or the default: facts,
+    /// then cost (tokens with `--price none`); cost alone with a fact cost. The error says what
+    /// to do.
+    pub fn resolve(names: Option<&str>, priced: bool, fact_cost: Option<f64>, tie: f64) -> Result<Objective, String> {
+        let keys = match names {
+            Some(list) => {
+                let mut keys = Vec::new();
+                for name in list.split(',').map(str::trim) {
+                    let key = Key::parse(name)
+                        .ok_or_else(|| format!("--objective {name:?} is not a key; expected {}", Key::NAMES))?;
+                    if keys.contains(&key) {
+                        return Err(format!("--objective {list:?} names {name} twice"));
+                    }
+                    keys.push(key);
+                }
+                keys
+            }
+            None if fact_cost.is_some() => vec![Key::Cost],
+            None if priced => vec![Key::Facts, Key::Cost],
+            None => vec![Key::Facts, Key::Tokens],
+        };
+        if keys.contains(&Key::Cost) && !priced {
+            return Err("--objective cost needs a price; drop --price none or rank by tokens".into());
+        }
+        if fact_cost.is_some() && !priced {
+            return Err("--fact-cost prices a lost fact in dollars and needs a price; drop --price none".into());
+        }
+        if !(0.0..1.0).contains(&tie) {
+            return Err(format!("--tie {tie}: expected a fraction from 0 up to 1, such as 0.01"));
+        }
+        Ok(Objective { keys, fact_cost, tie })
+    }
+
+    /// The default objective of priced runs.
+    pub fn default_priced() -> Objective {
+        Objective {
+            keys: vec![Key::Facts, Key::Cost],
+            fact_cost: None,
+            tie: Objective::DEFAULT_TIE,
+        }
+    }
+
+    /// A run's figure on `key` (`None`: a cost without a price).
+    pub fn value(&self, key: Key, m: &RunMetrics) -> Option<f64> {
+        match key {
+            Key::Facts => Some(m.facts_lost as f64),
+            Key::Cost => m
+                .cost_usd
+                .map(|c| c + self.fact_cost.unwrap_or(0.0) * m.facts_lost as f64),
+            Key::Tokens => Some(m.tokens_sent as f64),
+            Key::Calls => Some(m.model_calls as f64),
+        }
+    }
+
+    /// The key that says what a run spends (the front's other axis): cost when ranked by it or
+    /// priced, else tokens.
+    pub fn spend(&self) -> Key {
+        self.keys
+            .iter()
+            .copied()
+            .find(|k| matches!(k, Key::Cost | Key::Tokens))
+            .unwrap_or(Key::Tokens)
+    }
+
+    /// The last key: what regret is measured on.
+    pub fn last(&self) -> Key {
+        self.keys.last().copied().unwrap_or(Key::Cost)
+    }
+
+    /// The key names, as `verdict.json` lists them.
+    pub fn figures(&self) -> Vec<&'static str> {
+        self.keys.iter().map(|k| k.figure()).collect()
+    }
+
+    /// For people: "fewest facts lost, then lowest cost; ties within 1% or overlapping 95%
+    /// intervals go to the next key, then to the simpler strategy".
+    pub fn describe(&self) -> String {
+        let keys: Vec<String> = self
+            .keys
+            .iter()
+            .map(|&k| match (k, self.fact_cost) {
+                (Key::Cost, Some(usd)) => format!("lowest cost with each lost fact at ${usd}"),
+                _ => k.describe().to_owned(),
+            })
+            .collect();
+        format!(
+            "{}; ties (within {}% or overlapping 95% intervals) go to the next key, then to the simpler strategy",
+            keys.join(", then "),
+            self.tie * 100.0
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_puts_facts_before_cents() {
+        let o = |names, priced, fc| Objective::resolve(names, priced, fc, 0.01).map(|o| o.keys);
+        assert_eq!(o(None, true, None), Ok(vec![Key::Facts, Key::Cost]));
+        assert_eq!(o(None, false, None), Ok(vec![Key::Facts, Key::Tokens]));
+        assert_eq!(o(None, true, Some(0.01)), Ok(vec![Key::Cost]));
+        assert_eq!(o(Some("cost"), true, None), Ok(vec![Key::Cost]));
+        assert_eq!(o(Some("calls,tokens"), false, None), Ok(vec![Key::Calls, Key::Tokens]));
+        assert!(o(Some("cost"), false, None).is_err_and(|e| e.contains("--price none")));
+        assert!(o(Some("speed"), true, None).is_err_and(|e| e.contains("facts, cost, tokens or calls")));
+        assert!(o(Some("cost,cost"), true, None).is_err_and(|e| e.contains("twice")));
+        assert!(o(None, false, Some(0.01)).is_err());
+        assert!(Objective::resolve(None, true, None, 1.5).is_err());
+    }
+
+    #[test]
+    fn a_fact_cost_folds_into_cost() {
+        let o = Objective::resolve(None, true, Some(0.01), 0.01).expect("valid");
+        let m = RunMetrics {
+            cost_usd: Some(0.02),
+            facts_lost: 3,
+            ..RunMetrics::default()
+        };
+        assert!((o.value(Key::Cost, &m).expect("priced") - 0.05).abs() < 1e-12);
+    }
+}
