@@ -102,6 +102,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let priced = args.settings.server.bill.price.0.is_some();
     let objective =
         Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
+    if let Some(note) = args.settings.server.bill.cache_note() {
+        eprintln!("{note}");
+    }
     let base = args.settings.server.seed;
     let seeds = Seeds::parse(&args.seeds, base).map_err(anyhow::Error::msg)?;
     let list = seeds.list(base);

@@ -158,6 +158,22 @@ impl BillArgs {
             .unwrap_or_else(|| self.price.0.as_ref().map_or(CacheMode::None, |p| p.cache.clone()))
     }
 
+    /// What to tell the user when numbers given as the price chose the cache: the cache, and how
+    /// to turn it off.
+    pub fn cache_note(&self) -> Option<String> {
+        let price = self
+            .price
+            .0
+            .as_ref()
+            .filter(|p| p.name.is_none() && self.cache.is_none())?;
+        (price.cache != CacheMode::None).then(|| {
+            format!(
+                "note: --price gives cache prices, so the server runs the cache they imply: {} (--cache none turns it off)",
+                price.cache
+            )
+        })
+    }
+
     /// These flags over `settings`: the price, and the cache it implies unless one is named.
     pub fn apply(&self, settings: RunSettings) -> RunSettings {
         RunSettings {

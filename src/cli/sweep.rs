@@ -193,6 +193,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         },
         None => vec![args.server.seed],
     };
+    if let Some(note) = args.server.bill.cache_note() {
+        eprintln!("{note}");
+    }
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let mut grid = args.grid()?;
     for note in grid.dedup() {

@@ -66,13 +66,16 @@ fn compare(name: &str, args: &[&str]) -> (String, serde_json::Value) {
         .output()
         .expect("runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let verdict = serde_json::from_slice(&std::fs::read(dir.join("verdict.json")).expect("verdict.json")).expect("JSON");
+    let verdict =
+        serde_json::from_slice(&std::fs::read(dir.join("verdict.json")).expect("verdict.json")).expect("JSON");
     (String::from_utf8(output.stdout).expect("UTF-8"), verdict)
 }
 
 /// The mean of a figure of a ranked entry of `verdict.json`.
 fn mean(entry: &serde_json::Value, figure: &str) -> f64 {
-    entry[figure]["mean"].as_f64().unwrap_or_else(|| panic!("{figure} in {entry}"))
+    entry[figure]["mean"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{figure} in {entry}"))
 }
 
 #[test]
@@ -80,18 +83,38 @@ fn facts_come_before_cents_and_the_trade_is_said() {
     let (stdout, v) = compare("facts-first", &["scenarios/unfetchable-facts.json"]);
     let s = &v["scenarios"][0];
     let ranked = s["ranked"].as_array().expect("ranked");
-    let least = ranked.iter().map(|e| mean(e, "facts_lost")).fold(f64::INFINITY, f64::min);
-    assert_eq!(mean(&ranked[0], "facts_lost"), least, "the pick loses no more than any qualifying run");
+    let least = ranked
+        .iter()
+        .map(|e| mean(e, "facts_lost"))
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(
+        mean(&ranked[0], "facts_lost"),
+        least,
+        "the pick loses no more than any qualifying run"
+    );
     assert!(s["pick"].as_str().is_some_and(|p| p.starts_with("summarize")), "{s}");
     // The cheapest run on the front, what it saves and what it loses.
-    assert_eq!(s["trade"], "drop is 15% cheaper and loses 3 of 4 facts in 20 of 20 seeds");
-    assert!(stdout.contains("→ pick summarize: 0.25 of 4 facts lost in 5 of 20 seeds"), "{stdout}");
+    assert_eq!(
+        s["trade"],
+        "drop is 15% cheaper and loses 3 of 4 facts in 20 of 20 seeds"
+    );
+    assert!(
+        stdout.contains("→ pick summarize: 0.25 of 4 facts lost in 5 of 20 seeds"),
+        "{stdout}"
+    );
 
-    let (_, v) = compare("cost-only", &["scenarios/unfetchable-facts.json", "--objective", "cost"]);
+    let (_, v) = compare(
+        "cost-only",
+        &["scenarios/unfetchable-facts.json", "--objective", "cost"],
+    );
     let s = &v["scenarios"][0];
     let ranked = s["ranked"].as_array().expect("ranked");
     let cheapest = ranked.iter().map(|e| mean(e, "cost_usd")).fold(f64::INFINITY, f64::min);
-    assert_eq!(mean(&ranked[0], "cost_usd"), cheapest, "--objective cost picks the cheapest qualifying run");
+    assert_eq!(
+        mean(&ranked[0], "cost_usd"),
+        cheapest,
+        "--objective cost picks the cheapest qualifying run"
+    );
     assert_eq!(s["pick"], "drop");
     // It names the run that keeps more, with its premium.
     assert_eq!(
@@ -105,11 +128,24 @@ fn compare_and_sweep_name_the_same_winner_on_the_same_grid() {
     let strategies = "none,truncate,drop,summarize,mask+drop";
     let (_, v) = compare(
         "same-winner",
-        &["scenarios/unfetchable-facts.json", "--strategies", strategies, "--seeds", "0..4"],
+        &[
+            "scenarios/unfetchable-facts.json",
+            "--strategies",
+            strategies,
+            "--seeds",
+            "0..4",
+        ],
     );
     let dir = scratch("same-winner-sweep");
     let output = ctxbench()
-        .args(["sweep", "scenarios/unfetchable-facts.json", "--strategies", strategies, "--seeds", "0..4"])
+        .args([
+            "sweep",
+            "scenarios/unfetchable-facts.json",
+            "--strategies",
+            strategies,
+            "--seeds",
+            "0..4",
+        ])
         .args(["--no-plots", "--out"])
         .arg(&dir)
         .output()
@@ -117,7 +153,10 @@ fn compare_and_sweep_name_the_same_winner_on_the_same_grid() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let stdout = String::from_utf8(output.stdout).expect("UTF-8");
     let pick = v["scenarios"][0]["pick"].as_str().expect("a pick");
-    assert!(stdout.contains(&format!("unfetchable-facts: {pick} · ")), "compare picks {pick}; sweep says {stdout}");
+    assert!(
+        stdout.contains(&format!("unfetchable-facts: {pick} · ")),
+        "compare picks {pick}; sweep says {stdout}"
+    );
 }
 
 #[test]
@@ -132,11 +171,19 @@ fn a_pick_another_price_flips_is_marked_fragile() {
     assert_eq!(flips.len(), 1, "{s}");
     assert_eq!(flips[0]["price"], "cache none");
     assert_eq!(flips[0]["pick"], "drop");
-    assert!(flips[0]["cause"].as_str().is_some_and(|c| c.contains("without a cache")), "{s}");
+    assert!(
+        flips[0]["cause"]
+            .as_str()
+            .is_some_and(|c| c.contains("without a cache")),
+        "{s}"
+    );
     assert!(stdout.contains("  1* "), "the table marks the pick: {stdout}");
     assert!(stdout.contains("* fragile: flips to "), "{stdout}");
     // Every verdict says whether it holds.
-    let (stdout, _) = compare("holds", &["scenarios/bike-shop-return.json", "scenarios/lunch-break.json"]);
+    let (stdout, _) = compare(
+        "holds",
+        &["scenarios/bike-shop-return.json", "scenarios/lunch-break.json"],
+    );
     assert_eq!(stdout.matches("holds under ").count(), 2, "{stdout}");
 }
 
@@ -145,7 +192,11 @@ fn the_same_seeds_give_the_same_bytes_whatever_the_threads() {
     let run = |jobs: &str| {
         let dir = scratch(&format!("threads-{jobs}"));
         let output = ctxbench()
-            .args(["compare", "scenarios/unfetchable-facts.json", "scenarios/bike-shop-return.json"])
+            .args([
+                "compare",
+                "scenarios/unfetchable-facts.json",
+                "scenarios/bike-shop-return.json",
+            ])
             .args(["--seeds", "6", "--no-plots", "--jobs", jobs, "--out"])
             .arg(&dir)
             .output()
@@ -155,6 +206,10 @@ fn the_same_seeds_give_the_same_bytes_whatever_the_threads() {
     };
     let (one, two) = (run("1"), run("2"));
     for file in ["results.csv", "verdict.json", "summary.md", "index.html"] {
-        assert_eq!(read(one.join(file)), read(two.join(file)), "{file} differs with 1 and 2 threads");
+        assert_eq!(
+            read(one.join(file)),
+            read(two.join(file)),
+            "{file} differs with 1 and 2 threads"
+        );
     }
 }

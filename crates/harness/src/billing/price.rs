@@ -256,9 +256,30 @@ fn numbers(text: &str) -> Result<Price, String> {
         cache_read: cache_read.unwrap_or(input),
         cache_write,
         output,
-        cache: CacheMode::None,
+        cache: implied_cache(input, cache_read, cache_write),
         source: None,
     })
+}
+
+/// The cache that numbers given on their own imply: a read price runs the prefix cache (as
+/// OpenAI's), and a write price above the input price the breakpoints cache (as Anthropic's,
+/// its write multiple that price over the input); no read price, no cache.
+fn implied_cache(input: Rate, cache_read: Option<Rate>, cache_write: Option<Rate>) -> CacheMode {
+    match (cache_read, cache_write) {
+        (None, _) => CacheMode::None,
+        (Some(_), Some(write)) if write.0 > input.0 && input.0 > 0 => match CacheMode::BREAKPOINTS {
+            CacheMode::Breakpoints {
+                min, ttl_s, lookback, ..
+            } => CacheMode::Breakpoints {
+                min,
+                ttl_s,
+                lookback,
+                write: (write.0 as f64 / input.0 as f64 * 1000.0).round() / 1000.0,
+            },
+            other => other,
+        },
+        (Some(_), _) => CacheMode::PREFIX,
+    }
 }
 
 /// One entry of a price table, as TOML has it.
@@ -397,5 +418,20 @@ mod tests {
             .expect("a price");
         assert_eq!(mine.to_string(), "input=2,cache_read=0.5,cache_write=2,output=8");
         assert_eq!(mine.cache.to_string(), "prefix:block=128,min=1024,ttl=300,output=false");
+    }
+
+    #[test]
+    fn numbers_imply_their_cache() {
+        let no_file = |f: &str| Err(format!("{f}: no such file"));
+        let cache = |text: &str| Price::parse(text, &no_file).expect("numbers").expect("a price").cache;
+        assert_eq!(cache("input=1,output=4"), CacheMode::None);
+        assert_eq!(cache("input=1,cache_read=0.1,output=4"), CacheMode::PREFIX);
+        assert_eq!(
+            cache("input=1,cache_read=0.1,cache_write=1,output=4"),
+            CacheMode::PREFIX
+        );
+        // claude-sonnet-4-6's four prices are its cache: breakpoints, writes at 1.25 × input.
+        let sonnet = Price::named("claude-sonnet-4-6").expect("in the table");
+        assert_eq!(cache("input=3,cache_read=0.3,cache_write=3.75,output=15"), sonnet.cache);
     }
 }
