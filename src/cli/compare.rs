@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::parse_strategy_list;
-use ctxbench_harness::replicate::{Job, Seeds, run_jobs};
+use ctxbench_harness::human::count;
+use ctxbench_harness::replicate::{Phase, Plan, Seeds, replicate};
 use ctxbench_harness::report::{CsvRows, Labels, ResultRow, Style, csv, json, verdict_markdown, verdict_text};
-use ctxbench_harness::scenario::Scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES};
 use ctxbench_harness::sweep::dedup_by;
-use ctxbench_harness::verdict::{Alternative, Objective, prices, repriced, sensitivities, suite, verdicts};
+use ctxbench_harness::verdict::{Objective, sensitivities, suite, verdicts};
 
 use super::files::{trace_lines, write_atomic};
 use super::interrupt::{Interrupt, stopped};
@@ -64,6 +64,10 @@ pub struct CompareArgs {
     #[arg(long, default_value = "auto", value_name = "N|A..B|auto")]
     seeds: String,
 
+    /// Run exactly the strategies given: no tuning of their trigger and target.
+    #[arg(long)]
+    no_tune: bool,
+
     /// Threads; default: every core. The results are the same whatever the number.
     #[arg(long, value_name = "N", value_parser = super::values::positive::<usize>)]
     jobs: Option<usize>,
@@ -107,28 +111,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let base = args.settings.server.seed;
     let seeds = Seeds::parse(&args.seeds, base).map_err(anyhow::Error::msg)?;
-    let list = seeds.list(base);
     let mut strategies = parse_strategy_list(&args.strategies).context("invalid --strategies")?;
     for twice in dedup_by(&mut strategies, ToString::to_string) {
         eprintln!("note: --strategies {twice} was given more than once; it runs once");
     }
     let settings: Vec<RunSettings> = strategies.into_iter().map(|s| args.settings.settings(s)).collect();
-    // The first seed's scenarios run every configuration; the others load only when needed.
-    let scenarios: Vec<Scenario> = args.scenarios.load(list[0])?;
-    let mut first = Vec::new();
-    let mut scenario_of = Vec::new();
-    for (at, scenario) in scenarios.iter().enumerate() {
-        for s in &settings {
-            scenario_of.push(at);
-            first.push(Job {
-                scenario,
-                settings: RunSettings {
-                    seed: list[0],
-                    ..s.resolved(scenario)?
-                },
-            });
-        }
-    }
 
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(args.out.join("traces"))
@@ -137,145 +124,66 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         .map(CsvRows::new)
         .with_context(|| format!("cannot write {}", partial.display()))?;
     let interrupt = Interrupt::catch()?;
-    let progress = Progress::new(first.len());
-    let mut rows_of: Vec<Vec<ResultRow>> = Vec::with_capacity(first.len());
-    let mut traces = Vec::with_capacity(first.len());
-    let mut trace_names = Vec::with_capacity(first.len());
-    let mut replicate = Vec::with_capacity(first.len());
-    let ran = run_jobs(&first, args.jobs.unwrap_or(0), interrupt.flag(), &mut |k, result| {
-        let job = &first[k];
-        let row = ResultRow::new(&job.scenario.name, job.settings.clone(), result.metrics);
+    let cache = args.settings.server.bill.cache();
+    let plan = Plan {
+        seeds: &seeds,
+        base,
+        tune: !args.no_tune,
+        objective: &objective,
+        threads: args.jobs.unwrap_or(0),
+        price: args.settings.server.bill.price.0.as_ref(),
+        cache: &cache,
+    };
+    let progress = Progress::new();
+    let done = replicate::<anyhow::Error>(
+        &plan,
+        &settings,
+        &|seed| args.scenarios.load(seed),
         // Each row is on disk as soon as it is done: a crash keeps what was measured.
-        stream
-            .write(&row)
-            .with_context(|| format!("cannot write {}", partial.display()))?;
-        let name = trace_name(&job.scenario.name, &row.settings.strategy.to_string());
-        write_atomic(&args.out.join("traces").join(&name), &trace_lines(&result.trace)?)?;
-        replicate.push(seeds.replicates(job.scenario, &row.metrics));
-        trace_names.push(name);
-        traces.push(result.trace);
-        rows_of.push(vec![row]);
-        progress.tick(k + 1);
-        Ok::<(), anyhow::Error>(())
-    })?;
-    let replicated = replicate.iter().filter(|r| **r).count();
-    let mut others: Vec<Vec<Scenario>> = Vec::with_capacity(list.len() - 1);
-    if ran == first.len() && replicated > 0 {
-        for &seed in &list[1..] {
-            others.push(args.scenarios.load(seed)?);
-        }
-        let mut more = Vec::new();
-        let mut owner = Vec::new();
-        for (loaded, &seed) in others.iter().zip(&list[1..]) {
-            for (k, job) in first.iter().enumerate().filter(|(k, _)| replicate[*k]) {
-                more.push(Job {
-                    scenario: &loaded[scenario_of[k]],
-                    settings: RunSettings {
-                        seed,
-                        ..job.settings.clone()
-                    },
-                });
-                owner.push(k);
-            }
-        }
-        let progress = Progress::new(more.len());
-        let more_ran = run_jobs(&more, args.jobs.unwrap_or(0), interrupt.flag(), &mut |j, result| {
-            let job = &more[j];
-            let row = ResultRow::new(&job.scenario.name, job.settings.clone(), result.metrics);
+        &mut |row| {
             stream
-                .write(&row)
-                .with_context(|| format!("cannot write {}", partial.display()))?;
-            rows_of[owner[j]].push(row);
-            progress.tick(j + 1);
-            Ok::<(), anyhow::Error>(())
-        })?;
-        progress.clear();
-        if more_ran < more.len() {
-            return Ok(stopped(ran + more_ran, first.len() + more.len(), &partial, None));
-        }
-    }
+                .write(row)
+                .with_context(|| format!("cannot write {}", partial.display()))
+        },
+        &mut |phase, done, total| progress.tick(phase, done, total),
+        interrupt.flag(),
+    )?;
     progress.clear();
-    if ran < first.len() {
-        return Ok(stopped(ran, first.len(), &partial, None));
+    if let Some((ran, planned)) = done.stopped {
+        return Ok(stopped(ran, planned, &partial, None));
     }
     drop(stream);
-    let charted: Vec<ResultRow> = rows_of.iter().map(|r| r[0].clone()).collect();
-    let rows: Vec<ResultRow> = rows_of.into_iter().flatten().collect();
-    let runs = rows.len();
-
-    // Whether each pick holds under the table's other prices and caches.
-    let mut alternatives = Vec::new();
-    if let Some(price) = &args.settings.server.bill.price.0 {
-        let cache = args.settings.server.bill.cache();
-        for (name, alt) in prices(price) {
-            if alt.cache == cache {
-                alternatives.push(Alternative {
-                    name,
-                    cache: alt.cache.clone(),
-                    rows: repriced(&rows, &alt),
-                    resimulated: None,
-                });
-                continue;
-            }
-            // Simulated again on every seed the configuration ran with: a subset would flip picks by
-            // its draws, not by the price.
-            let seeds_of = |k: usize| if replicate[k] { list.len() } else { 1 };
-            let mut jobs = Vec::new();
-            for (k, job) in first.iter().enumerate() {
-                for s in 0..seeds_of(k) {
-                    let scenario = if s == 0 {
-                        &scenarios[scenario_of[k]]
-                    } else {
-                        &others[s - 1][scenario_of[k]]
-                    };
-                    jobs.push(Job {
-                        scenario,
-                        settings: RunSettings {
-                            price: Some(alt.clone()),
-                            cache: alt.cache.clone(),
-                            seed: list[s],
-                            ..job.settings.clone()
-                        },
-                    });
-                }
-            }
-            let mut alt_rows = Vec::with_capacity(jobs.len());
-            let done = run_jobs(&jobs, args.jobs.unwrap_or(0), interrupt.flag(), &mut |j, result| {
-                alt_rows.push(ResultRow::new(
-                    &jobs[j].scenario.name,
-                    jobs[j].settings.clone(),
-                    result.metrics,
-                ));
-                Ok::<(), anyhow::Error>(())
-            })?;
-            if done < jobs.len() {
-                return Ok(stopped(runs, runs, &args.out.join("results.csv"), None));
-            }
-            alternatives.push(Alternative {
-                name,
-                cache: alt.cache,
-                rows: alt_rows,
-                resimulated: Some(list.len()),
-            });
-        }
+    let mut trace_names = Vec::with_capacity(done.traces.len());
+    for (row, trace) in &done.traces {
+        let name = trace_name(&row.scenario, &row.settings);
+        write_atomic(&args.out.join("traces").join(&name), &trace_lines(trace)?)?;
+        trace_names.push(name);
     }
-    let mut verdicts = verdicts(&rows, &objective);
-    let checked = sensitivities(&verdicts, &alternatives, &objective);
+    let (charted, traces): (Vec<ResultRow>, Vec<_>) = done.traces.into_iter().unzip();
+
+    let mut verdicts = verdicts(&done.ranked, &objective);
+    let checked = sensitivities(&verdicts, &done.alternatives, &objective);
     for (v, s) in verdicts.iter_mut().zip(checked) {
         v.sensitivity = s;
     }
     let suite = suite(&verdicts, &objective);
-    let labels = Labels::new(&rows, args.wide);
-    let seeds_note = seeds_line(&seeds, &list, first.len(), replicated);
+    let labels = Labels::new(&done.ranked, args.wide);
+    let seeds_note = seeds_line(&seeds, &done.seeds, done.configurations, done.replicated);
+    let tuned = if args.no_tune {
+        "strategies as given (--no-tune)".to_owned()
+    } else {
+        "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) on the first seed"
+            .to_owned()
+    };
     let settings = format!(
-        "{} · {seeds_note} · objective: {}",
+        "{} · {seeds_note} · {tuned} · objective: {}",
         settings_line(&args),
         objective.describe()
     );
-    let markdown_verdicts = verdict_markdown(&verdicts, &suite, &Labels::new(&rows, false));
+    let markdown_verdicts = verdict_markdown(&verdicts, &suite, &Labels::new(&done.ranked, false));
     let stale = write_reports(Reports {
         out: &args.out,
-        rows: &rows,
+        rows: &done.rows,
         traces: &traces,
         summary: format!("# ctxbench compare\n\n{settings}\n\n{markdown_verdicts}{COLUMNS}"),
         title: "ctxbench compare",
@@ -285,10 +193,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         written: None,
         trace_names: &trace_names,
         verdicts: Some((&verdicts, &suite)),
-        descriptions: scenarios
-            .iter()
-            .map(|s| (s.name.clone(), s.description.clone()))
-            .collect(),
+        descriptions: done.descriptions.clone(),
         note: "",
         plots: !args.no_plots,
     })?;
@@ -302,8 +207,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
             verdict_text(&verdicts, &suite, &labels, style)
         }
         Format::Markdown => markdown_verdicts,
-        Format::Csv => String::from_utf8(csv(&rows)?)?,
-        Format::Json => serde_json::to_string_pretty(&json(&rows))? + "\n",
+        Format::Csv => String::from_utf8(csv(&done.rows)?)?,
+        Format::Json => serde_json::to_string_pretty(&json(&done.rows))? + "\n",
     };
     say!("{stdout}");
     eprintln!("{settings}");
@@ -313,9 +218,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     eprintln!(
         "wrote {}/results.csv ({}), results.json, verdict.json, summary.md, index.html{} and {} (the first seed's)",
         args.out.display(),
-        ctxbench_harness::human::count(runs, "run"),
+        count(done.rows.len(), "run"),
         if args.no_plots { "" } else { ", plots/" },
-        ctxbench_harness::human::count(traces.len(), "trace")
+        count(trace_names.len(), "trace")
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -340,21 +245,24 @@ fn seeds_line(seeds: &Seeds, list: &[u64], configurations: usize, replicated: us
 
 /// Progress on stderr, only where someone watches: a terminal, not a CI log or a file.
 struct Progress {
-    total: usize,
     on: bool,
 }
 
 impl Progress {
-    fn new(total: usize) -> Progress {
+    fn new() -> Progress {
         Progress {
-            total,
             on: std::io::stderr().is_terminal(),
         }
     }
 
-    fn tick(&self, done: usize) {
+    fn tick(&self, phase: Phase, done: usize, total: usize) {
         if self.on {
-            eprint!("\r[{done}/{}] runs\x1b[K", self.total);
+            let what = match phase {
+                Phase::First => "every configuration on the first seed",
+                Phase::Seeds => "the other seeds",
+                Phase::Prices => "the other prices",
+            };
+            eprint!("\r[{done}/{total}] {what}\x1b[K");
         }
     }
 
@@ -373,9 +281,13 @@ fn settings_line(args: &CompareArgs) -> String {
         .describe()
 }
 
-/// A trace's file name: the scenario and the canonical strategy, with path-unsafe characters
-/// replaced.
-pub fn trace_name(scenario: &str, strategy: &str) -> String {
+/// A trace's file name: the scenario, the canonical strategy and a target below the threshold,
+/// with path-unsafe characters replaced.
+pub fn trace_name(scenario: &str, settings: &RunSettings) -> String {
+    let strategy = match settings.target.filter(|t| *t < settings.threshold) {
+        Some(t) => format!("{}--target={t}", settings.strategy),
+        None => settings.strategy.to_string(),
+    };
     let safe = |s: &str| -> String {
         s.chars()
             .map(|c| {
@@ -387,7 +299,7 @@ pub fn trace_name(scenario: &str, strategy: &str) -> String {
             })
             .collect()
     };
-    format!("{}--{}.jsonl", safe(scenario), safe(strategy))
+    format!("{}--{}.jsonl", safe(scenario), safe(&strategy))
 }
 
 const COLUMNS: &str = "

@@ -19,6 +19,7 @@ fn results(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
             "none,drop,truncate",
             "--seeds",
             "1",
+            "--no-tune",
         ])
         .args(extra)
         .arg("--out")
@@ -195,6 +196,7 @@ fn unusable_input_exits_2() {
             "none,drop,truncate",
             "--seeds",
             "1",
+            "--no-tune",
             "--out",
         ])
         .arg(&out)

@@ -22,16 +22,31 @@ fn compare_is_deterministic_and_writes_reports() {
         !a.join("results.csv.partial").exists(),
         "the partial file is renamed away"
     );
-    // A row per scenario × standard strategy × seed: once where nothing can vary, 20 times
-    // where something can.
+    // A row per configuration (each standard strategy and its tuned variants) and seed: every
+    // configuration on the first seed, the ranked ones on 20 where something can vary.
     let csv = String::from_utf8(read(a.join("results.csv"))).expect("UTF-8");
     let mut reader = csv::Reader::from_reader(csv.as_bytes());
-    let mut runs: std::collections::BTreeMap<(String, String), usize> = Default::default();
+    let mut runs: std::collections::BTreeMap<(String, String, String), usize> = Default::default();
     for r in reader.records() {
         let r = r.expect("a row");
-        *runs.entry((r[0].to_owned(), r[1].to_owned())).or_default() += 1;
+        *runs
+            .entry((r[0].to_owned(), r[1].to_owned(), r[4].to_owned()))
+            .or_default() += 1;
     }
-    assert_eq!(runs.len(), 11 * 10, "every scenario × standard strategy");
+    let scenarios: std::collections::BTreeSet<&String> = runs.keys().map(|k| &k.0).collect();
+    assert_eq!(scenarios.len(), 11, "every scenario");
+    for standard in [
+        "none",
+        "drop",
+        "truncate:preview=150,trigger=threshold+drop",
+        "window:n=4",
+    ] {
+        assert_eq!(
+            runs.keys().filter(|k| k.1 == standard && k.2 == "0.8").count(),
+            11,
+            "{standard}"
+        );
+    }
     assert!(runs.values().all(|&n| n == 1 || n == 20), "{runs:?}");
     assert!(runs.values().any(|&n| n == 1) && runs.values().any(|&n| n == 20));
     assert!(csv.starts_with("scenario,strategy,window,threshold,target,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,price,cache,idle_s,latency,seed,"));
@@ -181,6 +196,7 @@ fn plot_draws_from_a_reports_folder() {
             "scenarios/no-tools-chat.json",
             "--strategies",
             "none,drop",
+            "--no-tune",
             "--out",
         ])
         .arg(dir.join("reports"))

@@ -192,7 +192,7 @@ fn import_writes_scenarios_that_compare_runs() {
     ctxbench()
         .arg("compare")
         .arg(&out)
-        .args(["--window", "8000", "-o"])
+        .args(["--window", "8000", "--no-tune", "--seeds", "1", "-o"])
         .arg(&results)
         .assert()
         .success();

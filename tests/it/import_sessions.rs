@@ -157,7 +157,7 @@ fn imported_sessions_run_every_strategy() {
     ctxbench()
         .arg("compare")
         .arg(&out)
-        .args(["--window", "6000", "-o"])
+        .args(["--window", "6000", "--no-tune", "--seeds", "1", "-o"])
         .arg(&results)
         .assert()
         .success();

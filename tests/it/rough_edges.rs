@@ -254,6 +254,7 @@ fn gate_update_says_what_it_changed_not_that_it_failed() {
             "none,drop",
             "--seeds",
             "1",
+            "--no-tune",
             "--no-plots",
             "--out",
             path(&reports)
@@ -370,6 +371,7 @@ fn flags_help_and_plurals() {
         "drop,drop",
         "--seeds",
         "1",
+        "--no-tune",
         "--no-plots",
         "--out",
         path(&out),
@@ -398,6 +400,7 @@ fn flags_help_and_plurals() {
         "truncate,drop",
         "--seeds",
         "1",
+        "--no-tune",
         "--no-plots",
         "--out",
         path(&unsorted),

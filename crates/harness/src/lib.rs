@@ -37,6 +37,7 @@ pub mod settings;
 pub mod sim;
 pub mod sweep;
 pub mod trace;
+pub mod tune;
 pub mod verdict;
 
 pub use error::Error;

@@ -1,14 +1,21 @@
-//! The replicated run loop `compare` and `sweep` share: configurations × seeds, run on threads,
-//! each result delivered in the order of the jobs whatever the threads, so that the same seeds
-//! give the same bytes. Stopping (Ctrl-C) lets the runs under way finish and starts no other.
+//! The replicated run loop: configurations × seeds, run on threads, each result delivered in the
+//! order of the jobs whatever the threads, so that the same seeds give the same bytes; and
+//! [`replicate`], what `compare` runs with it: tuned variants on the first seed, each strategy's
+//! best on every seed it needs, and the checks under other prices. Stopping (Ctrl-C) lets the
+//! runs under way finish and starts no other.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
+use crate::billing::cache::CacheMode;
+use crate::billing::price::Price;
 use crate::metrics::RunMetrics;
+use crate::row::ResultRow;
 use crate::run::{RunResult, run_scenario};
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
+use crate::trace::CallRecord;
+use crate::verdict::{Alternative, Objective};
 
 /// Which seeds a configuration runs with (`--seeds`).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,41 +91,18 @@ pub fn run_jobs<E: From<SettingsError>>(
     stop: &AtomicBool,
     done: &mut dyn FnMut(usize, RunResult) -> Result<(), E>,
 ) -> Result<usize, E> {
-    let threads = if threads == 0 {
-        std::thread::available_parallelism().map_or(1, usize::from)
-    } else {
-        threads
-    };
     // Blocks keep memory bounded and let results out in order as they finish.
-    let block = 64 * threads;
+    let block = 64 * std::thread::available_parallelism().map_or(1, usize::from).max(threads);
     let mut start = 0;
     while start < jobs.len() {
         if stop.load(Ordering::Relaxed) {
             return Ok(start);
         }
         let slice = &jobs[start..jobs.len().min(start + block)];
-        let slots: Vec<Mutex<Option<Result<RunResult, SettingsError>>>> =
-            slice.iter().map(|_| Mutex::new(None)).collect();
-        let next = AtomicUsize::new(0);
-        std::thread::scope(|scope| {
-            for _ in 0..threads.min(slice.len()) {
-                scope.spawn(|| {
-                    loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        if k >= slice.len() || stop.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        let job = &slice[k];
-                        let result = run_scenario(job.scenario, &job.settings, &mut |_| {});
-                        if let Ok(mut slot) = slots[k].lock() {
-                            *slot = Some(result);
-                        }
-                    }
-                });
-            }
+        let results = in_order(slice, threads, stop, &|job: &Job<'_>| {
+            run_scenario(job.scenario, &job.settings, &mut |_| {})
         });
-        for (k, slot) in slots.into_iter().enumerate() {
-            let result = slot.into_inner().ok().flatten();
+        for (k, result) in results.into_iter().enumerate() {
             match result {
                 Some(result) => done(start + k, result?)?,
                 // Stopped before this one began: what ran before it is kept.
@@ -145,4 +129,287 @@ mod tests {
         assert_eq!(Seeds::Auto.list(7).len(), Seeds::AUTO);
         assert_eq!(Seeds::Auto.list(7)[0], 7);
     }
+}
+
+/// What [`replicate`] does besides running: the seeds, tuning, the ranking the tuning picks by,
+/// threads, and the price to check the verdicts' sensitivity against.
+pub struct Plan<'a> {
+    /// The seeds.
+    pub seeds: &'a Seeds,
+    /// The seed of the first runs (`--seed`).
+    pub base: u64,
+    /// Whether each strategy runs over its tuning grid ([`crate::tune::variants`]).
+    pub tune: bool,
+    /// How tuning picks a strategy's best variant.
+    pub objective: &'a Objective,
+    /// Threads (0: every core).
+    pub threads: usize,
+    /// The run's price, to check the verdicts under the table's others; `None`: unpriced.
+    pub price: Option<&'a Price>,
+    /// The cache the runs have.
+    pub cache: &'a CacheMode,
+}
+
+/// Which part of the work a progress report is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Every configuration (every tuned variant) on the first seed.
+    First,
+    /// The ranked configurations on the other seeds.
+    Seeds,
+    /// The ranked configurations under another price's cache.
+    Prices,
+}
+
+/// What [`replicate`] ran.
+#[derive(Debug, Default)]
+pub struct Replicated {
+    /// Every row, for the results files: each configuration's seeds in order.
+    pub rows: Vec<ResultRow>,
+    /// The rows the verdicts rank: each strategy at its chosen variant, every seed, with its
+    /// family set when tuning chose another variant than the strategy as given.
+    pub ranked: Vec<ResultRow>,
+    /// The first seed's row and trace of each ranked configuration, for the charts.
+    pub traces: Vec<(ResultRow, Vec<CallRecord>)>,
+    /// The runs under the table's other prices.
+    pub alternatives: Vec<Alternative>,
+    /// Ranked configurations, and how many of them ran every seed.
+    pub configurations: usize,
+    /// Of those, the ones replicated over the seeds.
+    pub replicated: usize,
+    /// The seeds.
+    pub seeds: Vec<u64>,
+    /// Runs made, and whether Ctrl-C cut them short.
+    pub runs: usize,
+    /// Set when stopped before the end: the runs made and planned in the phase it stopped in.
+    pub stopped: Option<(usize, usize)>,
+    /// Each scenario's name and description, in order.
+    pub descriptions: Vec<(String, String)>,
+}
+
+/// The scenarios of each of `seeds`, loaded on `threads` threads (padding each seed's text is
+/// most of the work), in the seeds' order.
+fn load_all<E: Send>(
+    load: &(dyn Fn(u64) -> Result<Vec<Scenario>, E> + Sync),
+    seeds: &[u64],
+    threads: usize,
+) -> Result<Vec<Vec<Scenario>>, E> {
+    in_order(seeds, threads, &AtomicBool::new(false), &|&seed| load(seed))
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// `work` of each item on `threads` threads (0: every core), the results in the items' order;
+/// `None` for those not begun when `stop` was set.
+fn in_order<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    stop: &AtomicBool,
+    work: &(dyn Fn(&T) -> R + Sync),
+) -> Vec<Option<R>> {
+    let threads = if threads == 0 {
+        std::thread::available_parallelism().map_or(1, usize::from)
+    } else {
+        threads
+    };
+    let slots: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()) {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= items.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let result = work(&items[k]);
+                    if let Ok(mut slot) = slots[k].lock() {
+                        *slot = Some(result);
+                    }
+                }
+            });
+        }
+    });
+    slots.into_iter().map(|slot| slot.into_inner().ok().flatten()).collect()
+}
+
+/// Runs `settings` on every scenario `load` gives for a seed: each tuned variant on the first
+/// seed, each strategy's chosen variant on every other seed it needs, and the chosen ones again
+/// under each price of the table whose cache is not the run's (the others are re-priced). Every
+/// row goes to `row` as it is made; `progress` hears of each run. Stops at `stop` (the result
+/// says so).
+pub fn replicate<E: From<SettingsError> + Send>(
+    plan: &Plan<'_>,
+    settings: &[RunSettings],
+    load: &(dyn Fn(u64) -> Result<Vec<Scenario>, E> + Sync),
+    row: &mut dyn FnMut(&ResultRow) -> Result<(), E>,
+    progress: &mut dyn FnMut(Phase, usize, usize),
+    stop: &AtomicBool,
+) -> Result<Replicated, E> {
+    let list = plan.seeds.list(plan.base);
+    let mut out = Replicated {
+        seeds: list.clone(),
+        ..Replicated::default()
+    };
+    let scenarios = load(list[0])?;
+    out.descriptions = scenarios
+        .iter()
+        .map(|s| (s.name.clone(), s.description.clone()))
+        .collect();
+    // Each family: its scenario, the strategy as given, and the variants it runs on seed one.
+    let mut first: Vec<Job<'_>> = Vec::new();
+    let mut families: Vec<(usize, String, std::ops::Range<usize>)> = Vec::new();
+    for (at, scenario) in scenarios.iter().enumerate() {
+        for s in settings {
+            let given = RunSettings {
+                seed: list[0],
+                ..s.resolved(scenario)?
+            };
+            let variants = if plan.tune {
+                crate::tune::variants(&given)
+            } else {
+                vec![given.clone()]
+            };
+            let start = first.len();
+            first.extend(variants.into_iter().map(|settings| Job { scenario, settings }));
+            families.push((at, given.strategy.to_string(), start..first.len()));
+        }
+    }
+    let mut rows1: Vec<ResultRow> = Vec::with_capacity(first.len());
+    let mut traces1: Vec<Vec<CallRecord>> = Vec::with_capacity(first.len());
+    let total = first.len();
+    let ran = run_jobs::<E>(&first, plan.threads, stop, &mut |k, result| {
+        let r = ResultRow::new(&first[k].scenario.name, first[k].settings.clone(), result.metrics);
+        row(&r)?;
+        rows1.push(r);
+        traces1.push(result.trace);
+        progress(Phase::First, k + 1, total);
+        Ok(())
+    })?;
+    out.runs = ran;
+    if ran < total {
+        out.stopped = Some((ran, total));
+        return Ok(out);
+    }
+    // Each family's chosen variant; a variant two families chose runs once.
+    let mut chosen: Vec<(usize, String)> = Vec::new();
+    for (_, name, range) in &families {
+        let k = range.start + crate::tune::choose(&rows1[range.clone()], plan.objective);
+        if !chosen
+            .iter()
+            .any(|(c, _)| rows1[*c].scenario == rows1[k].scenario && rows1[*c].settings == rows1[k].settings)
+        {
+            chosen.push((k, name.clone()));
+        }
+    }
+    let replicate: Vec<bool> = chosen
+        .iter()
+        .map(|&(k, _)| plan.seeds.replicates(first[k].scenario, &rows1[k].metrics))
+        .collect();
+    out.configurations = chosen.len();
+    out.replicated = replicate.iter().filter(|r| **r).count();
+    let others: Vec<Vec<Scenario>> = if out.replicated > 0 {
+        load_all(load, &list[1..], plan.threads)?
+    } else {
+        Vec::new()
+    };
+    let scenario_at = |k: usize| families.iter().find(|f| f.2.contains(&k)).map_or(0, |f| f.0);
+    // The runs of each chosen configuration on every other seed it needs, seed by seed.
+    let jobs_over = |price: Option<(&Price, &CacheMode)>, with_first: bool| -> Vec<(usize, Job<'_>)> {
+        let mut jobs = Vec::new();
+        for (c, &(k, _)) in chosen.iter().enumerate() {
+            let seeds = if replicate[c] { list.len() } else { 1 };
+            for s in usize::from(!with_first)..seeds {
+                let scenario = if s == 0 {
+                    &scenarios[scenario_at(k)]
+                } else {
+                    &others[s - 1][scenario_at(k)]
+                };
+                let mut settings = RunSettings {
+                    seed: list[s],
+                    ..first[k].settings.clone()
+                };
+                if let Some((price, cache)) = price {
+                    settings.price = Some(price.clone());
+                    settings.cache = cache.clone();
+                }
+                jobs.push((c, Job { scenario, settings }));
+            }
+        }
+        jobs
+    };
+    let more = jobs_over(None, false);
+    let jobs: Vec<Job<'_>> = more.iter().map(|(_, j)| j.clone()).collect();
+    let mut rows_of: Vec<Vec<ResultRow>> = chosen.iter().map(|&(k, _)| vec![rows1[k].clone()]).collect();
+    let total = jobs.len();
+    let ran = run_jobs::<E>(&jobs, plan.threads, stop, &mut |j, result| {
+        let r = ResultRow::new(&jobs[j].scenario.name, jobs[j].settings.clone(), result.metrics);
+        row(&r)?;
+        rows_of[more[j].0].push(r);
+        progress(Phase::Seeds, j + 1, total);
+        Ok(())
+    })?;
+    out.runs += ran;
+    if ran < total {
+        out.stopped = Some((ran, total));
+        return Ok(out);
+    }
+    // The rows in order: every variant's first seed, each chosen one followed by its other seeds.
+    for (k, r) in rows1.iter().enumerate() {
+        out.rows.push(r.clone());
+        if let Some(c) = chosen.iter().position(|(at, _)| *at == k) {
+            out.rows.extend(rows_of[c][1..].iter().cloned());
+        }
+    }
+    let family = |c: usize, r: &ResultRow| {
+        let name = &chosen[c].1;
+        ResultRow {
+            family: (r.settings.strategy.to_string() != *name).then(|| name.clone()),
+            ..r.clone()
+        }
+    };
+    for (c, rows) in rows_of.iter().enumerate() {
+        out.ranked.extend(rows.iter().map(|r| family(c, r)));
+        out.traces
+            .push((family(c, &rows[0]), std::mem::take(&mut traces1[chosen[c].0])));
+    }
+    // Whether each verdict holds under the table's other prices and caches.
+    if let Some(price) = plan.price {
+        for (name, alt) in crate::verdict::prices(price) {
+            if &alt.cache == plan.cache {
+                out.alternatives.push(Alternative {
+                    name,
+                    cache: alt.cache.clone(),
+                    rows: crate::verdict::repriced(&out.ranked, &alt),
+                    resimulated: None,
+                });
+                continue;
+            }
+            // Simulated again on every seed the configuration ran with: a subset would flip
+            // picks by its draws, not by the price.
+            let runs = jobs_over(Some((&alt, &alt.cache)), true);
+            let jobs: Vec<Job<'_>> = runs.iter().map(|(_, j)| j.clone()).collect();
+            let mut rows = Vec::with_capacity(jobs.len());
+            let total = jobs.len();
+            let ran = run_jobs::<E>(&jobs, plan.threads, stop, &mut |j, result| {
+                let r = ResultRow::new(&jobs[j].scenario.name, jobs[j].settings.clone(), result.metrics);
+                rows.push(family(runs[j].0, &r));
+                progress(Phase::Prices, j + 1, total);
+                Ok(())
+            })?;
+            out.runs += ran;
+            if ran < total {
+                out.stopped = Some((ran, total));
+                return Ok(out);
+            }
+            out.alternatives.push(Alternative {
+                name,
+                cache: alt.cache,
+                rows,
+                resimulated: Some(list.len()),
+            });
+        }
+    }
+    Ok(out)
 }

@@ -40,6 +40,10 @@ pub struct ResultRow {
     pub settings: RunSettings,
     /// The figures.
     pub metrics: RunMetrics,
+    /// The strategy as the user named it, when tuning ran it with other parameters; `None`: the
+    /// strategy of the settings. Verdicts compare strategies by it over a suite; results files
+    /// do not keep it.
+    pub family: Option<String>,
 }
 
 impl ResultRow {
@@ -49,6 +53,7 @@ impl ResultRow {
             scenario: scenario.to_owned(),
             settings,
             metrics,
+            family: None,
         }
     }
 }

@@ -83,6 +83,7 @@ pub fn csv_rows<R: std::io::Read>(input: R) -> Result<impl Iterator<Item = Resul
             scenario,
             settings,
             metrics,
+            family: None,
         })
     }))
 }

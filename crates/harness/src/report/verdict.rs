@@ -33,21 +33,32 @@ const STRATEGY_WIDTH: usize = 40;
 pub struct Labels(BTreeMap<String, String>);
 
 impl Labels {
-    /// The labels of every strategy in `rows`.
+    /// The labels of every strategy in `rows`, and of the strategies they were tuned from.
     pub fn new(rows: &[ResultRow], wide: bool) -> Labels {
+        let label = |strategy: &ctxbench_compact::compact::Strategy| {
+            let canonical = strategy.to_string();
+            let label = if wide { canonical.clone() } else { strategy.brief() };
+            (canonical, label)
+        };
+        let families = rows
+            .iter()
+            .filter_map(|r| r.family.as_deref()?.parse::<ctxbench_compact::compact::Strategy>().ok());
         Labels(
             rows.iter()
-                .map(|r| {
-                    let canonical = r.settings.strategy.to_string();
-                    let label = if wide {
-                        canonical.clone()
-                    } else {
-                        r.settings.strategy.brief()
-                    };
-                    (canonical, label)
-                })
+                .map(|r| label(&r.settings.strategy))
+                .chain(families.map(|s| label(&s)))
                 .collect(),
         )
+    }
+
+    /// The label of a configuration: its strategy's, and its target when tuning lowered it
+    /// (`truncate:trigger=cold+drop @0.4`).
+    pub fn of_config(&self, c: &Config<'_>) -> String {
+        let s = c.settings();
+        match s.target.filter(|t| *t < s.threshold) {
+            Some(t) => format!("{} @{t}", self.of(&s.strategy)),
+            None => self.of(&s.strategy),
+        }
     }
 
     /// The label of a strategy.
@@ -167,7 +178,7 @@ fn ranked_groups<'v>(verdict: &'v Verdict<'_>, labels: &Labels) -> Vec<(Option<u
         .groups()
         .enumerate()
         .map(|(k, g)| {
-            let names = g.configs.iter().map(|c| labels.of(&c.settings().strategy)).collect();
+            let names = g.configs.iter().map(|c| labels.of_config(c)).collect();
             (g.why.is_none().then_some(k + 1), names, g)
         })
         .collect()
@@ -356,7 +367,7 @@ pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Label
         return "no strategy qualifies: every run overflowed, broke pairing or stopped (see why above)".into();
     };
     let pick = best.lead();
-    let label = |c: &Config<'_>| labels.of(&c.settings().strategy);
+    let label = |c: &Config<'_>| labels.of_config(c);
     let mut line = format!("pick {}", label(pick));
     if best.configs.len() > 1 {
         let others: Vec<String> = best.configs[1..].iter().map(label).collect();
@@ -450,10 +461,10 @@ pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
 /// pick, and what it loses; or, when the pick loses facts, the run that keeps more.
 pub fn trade(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> Option<String> {
     let pick = verdict.pick()?;
-    let label = |c: &Config<'_>| labels.of(&c.settings().strategy);
+    let label = |c: &Config<'_>| labels.of_config(c);
     let front: Vec<&Config<'_>> = verdict.front.iter().map(|&i| verdict.ranked[i].lead()).collect();
     let mut parts = Vec::new();
-    if let Some(cheapest) = front.first().filter(|c| c.strategy() != pick.strategy()) {
+    if let Some(cheapest) = front.first().filter(|c| c.settings() != pick.settings()) {
         parts.push(format!(
             "{} is {} and loses {} of {}{}",
             label(cheapest),

@@ -112,20 +112,28 @@ impl<'a> Config<'a> {
                 .all(|(a, b)| a.settings.seed == b.settings.seed && a.metrics == b.metrics)
     }
 
+    /// The strategy as the user named it (before tuning): what a suite compares across
+    /// scenarios.
+    pub fn family(&self) -> String {
+        self.rows[0].family.clone().unwrap_or_else(|| self.strategy())
+    }
+
     /// How simple it is, for ties: fewer stages, then fewer parameters away from their
-    /// defaults (`none` simplest of all).
+    /// defaults, a target below the threshold counting as one (`none` simplest of all).
     pub fn simplicity(&self) -> (usize, usize) {
-        let strategy = &self.settings().strategy;
+        let settings = self.settings();
+        let strategy = &settings.strategy;
         if strategy.is_none() {
             return (0, 0);
         }
+        let low_target = usize::from(settings.target.is_some_and(|t| t < settings.threshold));
         let changed = strategy
             .brief()
             .split('+')
             .filter_map(|stage| stage.split_once(':'))
             .map(|(_, params)| params.split(',').count())
-            .sum();
-        (strategy.stages.len(), changed)
+            .sum::<usize>();
+        (strategy.stages.len(), changed + low_target)
     }
 }
 

@@ -129,7 +129,7 @@ pub fn suite(verdicts: &[Verdict<'_>], objective: &Objective) -> Suite {
         let best = verdict.pick().and_then(|p| p.on(objective, last)).map(|e| e.mean);
         for (rank, group) in verdict.groups().enumerate() {
             for config in &group.configs {
-                let name = config.strategy();
+                let name = config.family();
                 let at = match records.iter().position(|r| r.strategy == name) {
                     Some(at) => at,
                     None => {
