@@ -5,9 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ctxbench_harness::plot::{Chart, charts, png, svg};
+use ctxbench_harness::plot::{Chart, charts, png, svg, verdict_chart};
 use ctxbench_harness::report::{InlineChart, ResultRow, png_element, read_csv, svg_element};
 use ctxbench_harness::trace::CallRecord;
+use ctxbench_harness::verdict::{Objective, Verdict};
 
 use super::files::write_atomic;
 use super::output::sayln;
@@ -126,9 +127,21 @@ pub struct ReportCharts {
 /// of a large sweep would weigh megabytes.
 const SVG_UP_TO_ROWS: usize = 2_000;
 
-/// Draws the charts of a run into `out/plots`.
-pub fn report_charts(traces: &[Vec<CallRecord>], rows: &[ResultRow], out: &Path) -> anyhow::Result<ReportCharts> {
-    let charts = charts(traces, rows);
+/// Draws the charts of a run into `out/plots`: with verdicts, each scenario's chart of cost
+/// against facts lost first, in place of the frontier of one seed's rows.
+pub fn report_charts(
+    traces: &[Vec<CallRecord>],
+    rows: &[ResultRow],
+    verdicts: Option<(&[Verdict<'_>], &Objective)>,
+    out: &Path,
+) -> anyhow::Result<ReportCharts> {
+    let mut charts = charts(traces, rows);
+    if let Some((verdicts, objective)) = verdicts {
+        charts.retain(|c| !c.name.starts_with("frontier-"));
+        let mut first: Vec<Chart> = verdicts.iter().filter_map(|v| verdict_chart(v, objective)).collect();
+        first.append(&mut charts);
+        charts = first;
+    }
     let svgs = write_charts(&charts, &out.join("plots"))?;
     let mut markdown = String::from("\n## Charts\n\n");
     let mut inline = Vec::with_capacity(charts.len());

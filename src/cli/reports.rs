@@ -101,7 +101,7 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
         None => stale += remove_if_present(&verdict)?,
     }
     let charts = if r.plots {
-        super::plot::report_charts(r.traces, r.charted, r.out)?
+        super::plot::report_charts(r.traces, r.charted, r.verdicts.map(|(v, s)| (v, &s.objective)), r.out)?
     } else {
         super::plot::ReportCharts::default()
     };

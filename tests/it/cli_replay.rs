@@ -216,13 +216,12 @@ fn plot_draws_from_a_reports_folder() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
+    // `none` overflows here, so one run completed: one point is no frontier, and none is drawn.
     assert_eq!(
         names,
         [
             "bill-no-tools-chat.png",
             "bill-no-tools-chat.svg",
-            "frontier-no-tools-chat.png",
-            "frontier-no-tools-chat.svg",
             "well-no-tools-chat.png",
             "well-no-tools-chat.svg"
         ]

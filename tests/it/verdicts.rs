@@ -226,3 +226,43 @@ fn the_same_seeds_give_the_same_bytes_whatever_the_threads() {
         );
     }
 }
+
+#[test]
+fn the_page_decides() {
+    let dir = scratch("page-decides");
+    let output = ctxbench()
+        .args([
+            "compare",
+            "scenarios/lunch-break.json",
+            "scenarios/unfetchable-facts.json",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let page = String::from_utf8(read(dir.join("index.html"))).expect("UTF-8");
+    // Each scenario's cost against facts lost, its files linked; the frontier of one seed gone.
+    for name in ["lunch-break", "unfetchable-facts"] {
+        assert!(
+            page.contains(&format!(
+                "<a href=\"plots/verdict-{name}.png\">PNG</a> · <a href=\"plots/verdict-{name}.svg\">SVG</a>"
+            )),
+            "{name}"
+        );
+        assert!(dir.join(format!("plots/verdict-{name}.png")).exists());
+    }
+    assert!(
+        !page.contains("frontier-"),
+        "no frontier of one seed beside the verdict's chart"
+    );
+    // Which pick under which price, the flips marked, and the win rate over seeds.
+    assert_eq!(page.matches("The pick under each price:").count(), 2);
+    assert!(
+        page.contains("<span class=\"cell flips\" title=\"flips\"><b>cache none</b>"),
+        "lunch-break flips without a cache"
+    );
+    assert!(page.contains("The pick wins in 15 of 20 seeds on each seed's runs alone; it is fragile"));
+    // The leaderboard by regret.
+    assert!(page.contains("median regret") && page.contains("worst regret"));
+}

@@ -63,6 +63,17 @@ pub struct Label {
     pub text: String,
 }
 
+/// A point's 95% intervals, drawn as whiskers across it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Whisker {
+    /// The point.
+    pub at: (f64, f64),
+    /// Its x interval.
+    pub x: (f64, f64),
+    /// Its y interval.
+    pub y: (f64, f64),
+}
+
 /// The parts a call's bill stacks, bottom up: uncached input, cache writes, cache reads, and
 /// the reply.
 pub const BILL_PARTS: [&str; 4] = ["uncached input", "cache write", "cache read", "output"];
@@ -98,6 +109,8 @@ pub struct Chart {
     pub marks: Vec<Mark>,
     /// Labels next to points.
     pub labels: Vec<Label>,
+    /// Intervals around points.
+    pub whiskers: Vec<Whisker>,
     /// Small multiples drawn left of the chart, sharing one y axis (`panel_label`).
     pub panels: Vec<Panel>,
     /// The panels' y axis, with its unit.
@@ -116,6 +129,7 @@ impl Chart {
             rules: Vec::new(),
             marks: Vec::new(),
             labels: Vec::new(),
+            whiskers: Vec::new(),
             panels: Vec::new(),
             panel_label: String::new(),
         }
@@ -124,12 +138,18 @@ impl Chart {
     /// The ranges that hold every point and rule: x from the data's own span, y from 0 (so
     /// heights compare honestly), with some room around.
     pub fn bounds(&self) -> (f64, f64, f64, f64) {
-        let xs = || self.series.iter().flat_map(|s| s.points.iter().map(|p| p.0));
+        let xs = || {
+            self.series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.0))
+                .chain(self.whiskers.iter().flat_map(|w| [w.x.0, w.x.1]))
+        };
         let ys = self
             .series
             .iter()
             .flat_map(|s| s.points.iter().map(|p| p.1))
-            .chain(self.rules.iter().map(|r| r.y));
+            .chain(self.rules.iter().map(|r| r.y))
+            .chain(self.whiskers.iter().map(|w| w.y.1));
         let (x_min, x_max) = (
             xs().fold(f64::INFINITY, f64::min),
             xs().fold(f64::NEG_INFINITY, f64::max),

@@ -17,11 +17,9 @@ use super::chart::{BILL_PARTS, Chart, MarkKind, Panel, Style};
 /// Width and height of the plot, in pixels; the legend below it adds a row per two entries.
 pub const SIZE: (u32, u32) = (960, 540);
 
-/// Width of the small multiples left of a chart that has them, in pixels.
-const PANELS_WIDTH: u32 = 880;
-
-/// Height of one row of small multiples, in pixels.
-const PANEL_ROW: u32 = 170;
+/// Height of one row of small multiples, in pixels: two panels a row, below the plot, so that
+/// their text is as large as the plot's when the picture is shown at its width.
+const PANEL_ROW: u32 = 230;
 
 /// Height of one legend row, in pixels.
 const LEGEND_ROW: u32 = 22;
@@ -31,16 +29,19 @@ fn panel_rows(chart: &Chart) -> u32 {
     chart.panels.len().div_ceil(2) as u32
 }
 
-/// Height of the plot (and of the panels beside it).
-fn plot_height(chart: &Chart) -> u32 {
-    SIZE.1.max(36 + panel_rows(chart) * PANEL_ROW)
+/// Height of the small multiples below the plot (none without panels).
+fn panels_height(chart: &Chart) -> u32 {
+    if chart.panels.is_empty() {
+        0
+    } else {
+        36 + panel_rows(chart) * PANEL_ROW
+    }
 }
 
-/// The whole picture's size: the panels, the plot and the legend.
+/// The whole picture's size: the plot, the panels below it, and the legend.
 pub fn size(chart: &Chart) -> (u32, u32) {
     let rows = legend(chart).len().div_ceil(2) as u32;
-    let panels = if chart.panels.is_empty() { 0 } else { PANELS_WIDTH };
-    (SIZE.0 + panels, plot_height(chart) + 12 + rows * LEGEND_ROW)
+    (SIZE.0, SIZE.1 + panels_height(chart) + 12 + rows * LEGEND_ROW)
 }
 
 /// What a legend entry shows.
@@ -171,10 +172,10 @@ fn draw_panels<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>)
     for (k, (panel, cell)) in chart.panels.iter().zip(&cells).enumerate() {
         let Panel { title, bars } = panel;
         let mut c = ChartBuilder::on(cell)
-            .caption(title, ("sans-serif", 14))
-            .margin(6)
-            .x_label_area_size(20)
-            .y_label_area_size(if k % 2 == 0 { 74 } else { 56 })
+            .caption(title, ("sans-serif", 16))
+            .margin(8)
+            .x_label_area_size(28)
+            .y_label_area_size(if k % 2 == 0 { 92 } else { 70 })
             .build_cartesian_2d(0.5..calls + 0.5, 0.0..top)
             .map_err(err)?;
         let calls_format = |v: &f64| format!("{v:.0}");
@@ -186,7 +187,7 @@ fn draw_panels<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>)
             }
         };
         let mut mesh = c.configure_mesh();
-        mesh.label_style(("sans-serif", 11))
+        mesh.label_style(("sans-serif", 13))
             .x_labels(6)
             .y_labels(4)
             .x_label_formatter(&calls_format)
@@ -194,7 +195,7 @@ fn draw_panels<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>)
             .light_line_style(RGBColor(240, 240, 240))
             .bold_line_style(RGBColor(225, 225, 225));
         if k % 2 == 0 {
-            mesh.y_desc(&chart.panel_label).axis_desc_style(("sans-serif", 11));
+            mesh.y_desc(&chart.panel_label).axis_desc_style(("sans-serif", 13));
         }
         mesh.draw().map_err(err)?;
         let rects = bars.iter().flat_map(|&(x, parts)| {
@@ -217,14 +218,11 @@ fn draw_panels<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>)
 fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
-    let (top, bottom) = root.split_vertically(plot_height(chart));
-    let top = if chart.panels.is_empty() {
-        top
-    } else {
-        let (panels, plot) = top.split_horizontally(PANELS_WIDTH);
+    let (top, rest) = root.split_vertically(SIZE.1);
+    let (panels, bottom) = rest.split_vertically(panels_height(chart));
+    if !chart.panels.is_empty() {
         draw_panels(chart, &panels)?;
-        plot
-    };
+    }
     let (x0, x1, y0, y1) = chart.bounds();
     let whole = |f: fn(&(f64, f64)) -> f64| chart.series.iter().flat_map(|s| &s.points).all(|p| f(p).fract() == 0.0);
     let (x_whole, y_whole) = (whole(|p| p.0), whole(|p| p.1));
@@ -265,6 +263,15 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
         }
         c.draw_series(series.points.iter().map(|&p| marker::<DB, (f64, f64)>(k, p, filled)))
             .map_err(err)?;
+    }
+    for w in &chart.whiskers {
+        let grey = RGBColor(90, 90, 90).stroke_width(1);
+        let (x, y) = w.at;
+        c.draw_series([
+            PathElement::new(vec![(w.x.0, y), (w.x.1, y)], grey),
+            PathElement::new(vec![(x, w.y.0), (x, w.y.1)], grey),
+        ])
+        .map_err(err)?;
     }
     for mark in &chart.marks {
         let element = match mark.kind {

@@ -6,10 +6,12 @@
 pub mod chart;
 pub mod draw;
 mod sweep_charts;
+mod verdict_chart;
 
 pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
 pub use draw::{DrawError, png, svg};
 pub use sweep_charts::{frontier, pareto, sweep_curves};
+pub use verdict_chart::verdict_chart;
 
 use crate::report::ResultRow;
 use crate::trace::CallRecord;

@@ -93,7 +93,8 @@ pub fn frontier(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
         .iter()
         .filter(|r| r.scenario == scenario && r.metrics.completed)
         .collect();
-    if rows.is_empty() {
+    // One point is no frontier.
+    if rows.len() < 2 {
         return None;
     }
     let points: Vec<(f64, f64)> = rows

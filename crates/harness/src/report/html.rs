@@ -64,6 +64,9 @@ td.text,th.text{text-align:left}td.name{max-width:30em}\
 tr.out td{color:#999}tr.out td.why{color:#a33}\
 tr[data-strategy]{cursor:pointer}tr.picked td{background:#fff3c4}\
 .verdict{background:#eef6ee;border-left:4px solid #3a3;padding:.5rem 1rem}.verdict.none{background:#f6eeee;border-color:#a33}\
+.strip{display:flex;flex-wrap:wrap;gap:.3rem;margin:.5rem 0;font-size:.8rem}.strip-title{font-weight:600;margin-right:.3rem}\
+.strip .cell{border:1px solid #cdc;background:#f3faf3;border-radius:.3rem;padding:.1rem .4rem}.strip .cell.flips{border-color:#c90;background:#fff3c4}\
+figcaption .links{font-weight:normal;font-size:.85rem;margin-left:.5rem}\
 .recommendation{font-size:1.15rem;background:#eef3fb;border-left:4px solid #36c;padding:.75rem 1rem}\
 nav ol{columns:2;font-size:14px}figure{margin:1.5rem 0}figcaption{font-weight:600;margin-bottom:.3rem}\
 svg,figure img{width:100%;height:auto}\
@@ -213,14 +216,18 @@ fn chips(names: &[String]) -> String {
 }
 
 /// The charts every scenario's section has when its runs allow, and what it says without one.
-const MISSING: [(&str, &str); 2] = [
+const MISSING: [(&str, &str); 3] = [
     (
         "cost-",
         "No chart of tokens sent against cost: it needs two runs or more that completed, with a price.",
     ),
     (
         "frontier-",
-        "No frontier of tokens sent against facts lost: no run of this scenario completed.",
+        "No frontier of tokens sent against facts lost: fewer than two runs of this scenario completed.",
+    ),
+    (
+        "verdict-",
+        "No chart of cost against facts lost: no configuration of this scenario qualifies.",
     ),
 ];
 
@@ -325,6 +332,7 @@ pub fn html(page: &Page<'_>) -> String {
                     "<p class=\"verdict{none}\">{}</p>\n",
                     escape(&verdict_line(v, &suite.objective, &labels))
                 ));
+                out.push_str(&sensitivity_strip(v, &labels));
                 let (headers, rows) = scenario_cells(v, &labels);
                 out.push_str(&table("runs", &headers, &rows, &[1, headers.len() - 1]));
             }
@@ -365,7 +373,13 @@ pub fn html(page: &Page<'_>) -> String {
         }
         // A chart a reader would look for, and why it is not there.
         if !page.charts.is_empty() {
-            for (kind, why) in MISSING {
+            // With verdicts, the chart of cost against facts lost stands where the frontier would.
+            let frontier = if page.verdicts.is_some() {
+                "frontier-"
+            } else {
+                "verdict-"
+            };
+            for (kind, why) in MISSING.iter().filter(|(kind, _)| *kind != frontier) {
                 if !charts.iter().any(|c| c.name.starts_with(kind)) {
                     out.push_str(&format!("<p class=\"settings\">{why}</p>\n"));
                 }
@@ -373,9 +387,10 @@ pub fn html(page: &Page<'_>) -> String {
         }
         for chart in charts {
             out.push_str(&format!(
-                "<figure>\n<figcaption>{}</figcaption>\n{}\n</figure>\n",
+                "<figure>\n<figcaption>{} <span class=\"links\"><a href=\"plots/{name}.png\">PNG</a> · <a href=\"plots/{name}.svg\">SVG</a></span></figcaption>\n{}\n</figure>\n",
                 escape(&chart.title),
-                chart.body.trim()
+                chart.body.trim(),
+                name = escape(&chart.name),
             ));
         }
         out.push_str("</section>\n");
@@ -384,6 +399,43 @@ pub fn html(page: &Page<'_>) -> String {
         "<script type=\"application/json\" id=\"colours\">{}</script>\n<script>{SCRIPT}</script>\n</body>\n</html>\n",
         serde_json::Value::Object(colours)
     ));
+    out
+}
+
+/// Which configuration each price of the table picks, the run's pick highlighted where it holds
+/// and the others marked where they flip it; and the pick's win rate over the seeds.
+fn sensitivity_strip(v: &Verdict<'_>, labels: &Labels) -> String {
+    let Some(s) = &v.sensitivity else {
+        return String::new();
+    };
+    let pick = v.pick().map(|p| p.strategy());
+    let mut out = String::from("<div class=\"strip\"><span class=\"strip-title\">The pick under each price:</span>");
+    for (price, picked) in &s.prices {
+        let holds = picked == &pick;
+        let name = picked
+            .as_deref()
+            .map_or("nothing qualifies".to_owned(), |p| labels.of_name(p));
+        out.push_str(&format!(
+            "<span class=\"cell{}\" title=\"{}\"><b>{}</b> {}</span>",
+            if holds { "" } else { " flips" },
+            if holds { "holds" } else { "flips" },
+            escape(price),
+            escape(&name)
+        ));
+    }
+    out.push_str("</div>\n");
+    if let Some(rate) = s.seed_win_rate {
+        let wins = (rate * s.seeds as f64).round() as usize;
+        out.push_str(&format!(
+            "<p class=\"settings\">The pick wins in {wins} of {} seeds on each seed's runs alone{}.</p>\n",
+            s.seeds,
+            if s.fragile {
+                "; it is fragile (marked 1* in the table)"
+            } else {
+                ""
+            }
+        ));
+    }
     out
 }
 
