@@ -209,6 +209,8 @@ pub struct GateReport {
     pub exact: bool,
     /// Rows on one side only are accepted.
     pub allow_new: bool,
+    /// Scenarios whose pick changed (said, not gated: the figures are).
+    pub picks: Vec<PickChange>,
 }
 
 impl GateReport {
@@ -318,7 +320,50 @@ pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfi
         only_in_current: only_c,
         exact: config.exact,
         allow_new: config.allow_new,
+        picks: picks_changed(baseline, current),
     }
+}
+
+/// The scenarios whose pick differs between the two sides, each picked by the verdicts' one
+/// rule (the default objective: facts lost, then cost, or tokens where a side is unpriced).
+fn picks_changed(baseline: &[ResultRow], current: &[ResultRow]) -> Vec<PickChange> {
+    let picks = |rows: &[ResultRow]| -> BTreeMap<String, Option<String>> {
+        let objective = if rows.iter().all(|r| r.settings.price.is_some()) {
+            crate::verdict::Objective::default_priced()
+        } else {
+            crate::verdict::Objective {
+                keys: vec![crate::verdict::Key::Facts, crate::verdict::Key::Tokens],
+                ..crate::verdict::Objective::default_priced()
+            }
+        };
+        crate::verdict::verdicts(rows, &objective)
+            .iter()
+            .map(|v| (v.scenario.to_owned(), v.pick().map(|p| p.strategy())))
+            .collect()
+    };
+    let (before, after) = (picks(baseline), picks(current));
+    before
+        .iter()
+        .filter_map(|(scenario, was)| {
+            let now = after.get(scenario)?;
+            (was != now).then(|| PickChange {
+                scenario: scenario.clone(),
+                baseline: was.clone(),
+                current: now.clone(),
+            })
+        })
+        .collect()
+}
+
+/// A scenario whose pick changed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PickChange {
+    /// The scenario.
+    pub scenario: String,
+    /// The baseline's pick (`None`: nothing qualified).
+    pub baseline: Option<String>,
+    /// The current pick.
+    pub current: Option<String>,
 }
 
 fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparison {
@@ -418,5 +463,39 @@ mod tests {
         assert_eq!(Tolerance::parse("-1%"), None);
         assert_eq!(Tolerance::parse("lots"), None);
         assert_eq!(Tolerance::Relative(0.05).allowed(2000.0), 100.0);
+    }
+
+    #[test]
+    fn a_changed_pick_is_said_by_the_verdicts_rule() {
+        let row = |strategy: &str, cost: f64, facts_lost: usize| {
+            ResultRow::new(
+                "s",
+                crate::settings::RunSettings::new(strategy.parse().expect("a strategy")),
+                crate::metrics::RunMetrics {
+                    requests: 1,
+                    requests_answered: 1,
+                    completed: true,
+                    cost_usd: Some(cost),
+                    facts: 2,
+                    facts_lost,
+                    ..Default::default()
+                },
+            )
+        };
+        let baseline = [row("drop", 0.010, 0), row("truncate", 0.012, 0)];
+        let same = compare(&baseline, &baseline, &GateConfig::default());
+        assert!(same.picks.is_empty());
+        // drop now loses a fact: facts come first, so truncate is picked.
+        let current = [row("drop", 0.009, 1), row("truncate", 0.012, 0)];
+        let report = compare(&baseline, &current, &GateConfig::default());
+        assert_eq!(
+            report.picks,
+            [PickChange {
+                scenario: "s".into(),
+                baseline: Some("drop".into()),
+                current: Some("truncate:preview=150,trigger=threshold".into()),
+            }]
+        );
+        assert!(report::gate_markdown(&report, "").contains("- s: drop → truncate:preview=150,trigger=threshold"));
     }
 }

@@ -120,6 +120,18 @@ pub fn gate_markdown(report: &GateReport, headline: &str) -> String {
             }
         }
     }
+    if !report.picks.is_empty() {
+        out.push_str("\nPicks that changed (by the rule `compare` ranks with; said, not gated):\n");
+        for p in &report.picks {
+            let name = |pick: &Option<String>| pick.clone().unwrap_or_else(|| "nothing qualifies".into());
+            out.push_str(&format!(
+                "- {}: {} → {}\n",
+                p.scenario,
+                name(&p.baseline),
+                name(&p.current)
+            ));
+        }
+    }
     for (title, rows) in [
         ("only in the baseline", &report.only_in_baseline),
         ("only in the current results", &report.only_in_current),
