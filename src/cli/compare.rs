@@ -303,14 +303,19 @@ pub fn trace_name(scenario: &str, settings: &RunSettings) -> String {
 }
 
 const COLUMNS: &str = "
-- **#**: the rank among runs that qualify (completed, no overflow, no pairing error, no silent truncation); **—** for a run that does not, with why.
+Every figure is the mean over the configuration's seeds; cost shows its 95% interval (±) where the seeds differ.
+
+- **#**: the rank among runs that qualify (completed in every seed, no overflow, no pairing error, no silent truncation); **1\\***: a fragile pick (another price flips it, or it wins in under 80% of seeds); **—** for a run that does not qualify, with why.
+- **strategy**: short names; **@0.4**: a target (low watermark) tuning chose.
 - **cost**: what the run cost in US dollars, every accepted call with the cache priced in, summaries included.
 - **cache**: the share of the tokens sent that were read from the provider's cache.
 - **tokens sent**: true input tokens of every accepted call, summaries included.
 - **calls**: model calls, agent turns, refetches and summaries, rejected ones included.
-- **peak**: the largest request the server accepted.
-- **facts lost**: needs of steps that ran whose value was gone from the request and could not be fetched again, out of all needs of steps that ran (a run that stopped ran fewer steps).
+- **peak**: the largest request made, rejected ones included.
+- **facts lost**: distinct facts with a need the run could not meet (gone from the request and not fetched again), of the facts the scenario declares.
+- **lost in**: the seeds in which any fact was lost.
+- **needs unmet**: uses of a fact by a step that found it missing.
 - **refetches**: needs fetched again by calling their source tool (one more call each time).
 
-Every figure of every run is in `results.csv`; the verdicts, machine-readable, in `verdict.json`.
+Every figure of every run and seed is in `results.csv`; the verdicts, machine-readable, in `verdict.json`; the rules in docs/verdicts.md.
 ";

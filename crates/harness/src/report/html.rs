@@ -6,9 +6,8 @@
 //! no external asset.
 
 use super::colour::hex;
-use super::verdict::{
-    Labels, RunLine, SUITE_HEADERS, capitalized, scenario_cells, suite_note, suite_rows, verdict_line,
-};
+use super::verdict::{Labels, RunLine, SUITE_HEADERS, capitalized, scenario_cells, suite_note, suite_rows};
+use super::verdict_line::verdict_line;
 use super::{ResultRow, table::cells_for_html};
 use crate::verdict::{Suite, Verdict};
 

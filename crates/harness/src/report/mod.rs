@@ -6,14 +6,17 @@ pub mod colour;
 mod html;
 mod table;
 mod verdict;
+mod verdict_json;
+mod verdict_line;
 
 pub use crate::row::{ResultRow, Row};
 pub use html::{InlineChart, Page, html, png_element, svg_element};
 pub use table::{markdown, table};
 pub use verdict::{
-    Labels, Style, scenario_markdown, scenario_text, suite_markdown, suite_text, verdict_json, verdict_line,
-    verdict_markdown, verdict_text,
+    Labels, Style, scenario_markdown, scenario_text, suite_markdown, suite_text, verdict_markdown, verdict_text,
 };
+pub use verdict_json::verdict_json;
+pub use verdict_line::{holds, trade, verdict_line};
 
 use ctxbench_compact::fact::FactKind;
 

@@ -3,14 +3,11 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Value, json};
-
 use super::table::{align, markdown_table, wrap_names};
+use super::verdict_line::verdict_line;
 use crate::human::{count, dollars, percent, thousands, wrap};
 use crate::report::ResultRow;
-use crate::verdict::{
-    Config, Estimate, Group, Key, Objective, STABLE_SEEDS, Sensitivity, Suite, Verdict, fraction, signed,
-};
+use crate::verdict::{Config, Estimate, Group, Objective, Suite, Verdict, fraction, signed};
 
 /// How the text shows strategies and disqualified runs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -30,7 +27,7 @@ const STRATEGY_WIDTH: usize = 40;
 
 /// Short names for people, each unique: a strategy's brief name (only its parameters that differ
 /// from their defaults), or its canonical one with `wide`.
-pub struct Labels(BTreeMap<String, String>);
+pub struct Labels(pub(super) BTreeMap<String, String>);
 
 impl Labels {
     /// The labels of every strategy in `rows`, and of the strategies they were tuned from.
@@ -113,7 +110,7 @@ const HEADERS: [&str; 11] = [
 ];
 
 /// A mean for people: whole when it is, else to a tenth (`12`, `12.4`).
-fn mean(e: Estimate) -> String {
+pub(super) fn mean(e: Estimate) -> String {
     if e.mean.fract() == 0.0 || e.mean >= 100.0 {
         thousands(e.mean.round() as u64)
     } else if e.mean < 1.0 {
@@ -124,7 +121,7 @@ fn mean(e: Estimate) -> String {
 }
 
 /// Dollars with the interval's half width when the seeds differ: `$0.0187 ±0.0004`.
-fn money(e: Estimate) -> String {
+pub(super) fn money(e: Estimate) -> String {
     if e.half_width() >= 0.00005 {
         format!("{} ±{:.4}", dollars(e.mean), e.half_width())
     } else {
@@ -292,206 +289,6 @@ pub fn scenario_markdown(verdict: &Verdict<'_>, objective: &Objective, labels: &
     )
 }
 
-/// In how many seeds a configuration lost a fact, when it ran several and lost any: ` in 20 of
-/// 20 seeds`.
-fn seeds_lost(c: &Config<'_>) -> String {
-    let r = c.lost_in();
-    if r.n > 1 && r.k > 0 {
-        format!(" in {} of {} seeds", r.k, r.n)
-    } else {
-        String::new()
-    }
-}
-
-/// What the pick loses: `0 of 4 facts lost`, `2 of 4 facts lost in 20 of 20 seeds`.
-fn loses(c: &Config<'_>) -> String {
-    format!(
-        "{} of {} lost{}",
-        mean(c.facts_lost()),
-        count(c.facts(), "fact"),
-        seeds_lost(c)
-    )
-}
-
-/// A spend for people: `$0.0187 ±0.0004`, `18,431 tokens`.
-fn spend_of(objective: &Objective, c: &Config<'_>) -> String {
-    match objective.spend() {
-        Key::Cost => c.cost().map_or_else(|| "—".to_owned(), money),
-        _ => format!("{} tokens", mean(c.mean_of(|m| m.tokens_sent as f64))),
-    }
-}
-
-/// The spend's mean, for comparisons (cost without any price on facts).
-fn spend_mean(objective: &Objective, c: &Config<'_>) -> f64 {
-    match objective.spend() {
-        Key::Cost => c.cost().map_or(f64::INFINITY, |e| e.mean),
-        _ => c.mean_of(|m| m.tokens_sent as f64).mean,
-    }
-}
-
-/// How much less or more `value` is than `base`: "15% cheaper", "3.1% dearer".
-fn cheaper(value: f64, base: f64, objective: &Objective) -> String {
-    let (less, more) = match objective.spend() {
-        Key::Cost => ("cheaper", "dearer"),
-        _ => ("fewer tokens", "more tokens"),
-    };
-    let share = |p: f64| {
-        if p < 10.0 {
-            format!("{p:.1}%")
-        } else {
-            format!("{p:.0}%")
-        }
-    };
-    if base == 0.0 || value == base {
-        return format!(
-            "as {}",
-            if objective.spend() == Key::Cost {
-                "cheap"
-            } else {
-                "many tokens"
-            }
-        );
-    }
-    let p = (value - base).abs() / base * 100.0;
-    if value < base {
-        format!("{} {less}", share(p))
-    } else {
-        format!("{} {more}", share(p))
-    }
-}
-
-/// A scenario's verdict in one sentence: the pick with its figures and intervals, how a tie was
-/// broken, what `none` would do, and the trade against the front.
-pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> String {
-    let Some(best) = verdict.ranked.first() else {
-        return "no strategy qualifies: every run overflowed, broke pairing or stopped (see why above)".into();
-    };
-    let pick = best.lead();
-    let label = |c: &Config<'_>| labels.of_config(c);
-    let mut line = format!("pick {}", label(pick));
-    if best.configs.len() > 1 {
-        let others: Vec<String> = best.configs[1..].iter().map(label).collect();
-        line.push_str(&format!(" (same figures: {})", others.join(", ")));
-    }
-    line.push_str(&format!(": {}, {}", loses(pick), spend_of(objective, pick)));
-    let mut notes = Vec::new();
-    let is_none = best.configs.iter().any(|c| c.settings().strategy.is_none());
-    match verdict.baseline() {
-        Some(_) if is_none && verdict.ranked.len() == 1 => notes.push("no compaction needed".to_owned()),
-        Some(_) if is_none => notes.push("no compaction pays off here".to_owned()),
-        Some(none) => match &none.why {
-            None => notes.push(format!(
-                "{} than none",
-                cheaper(spend_mean(objective, pick), spend_mean(objective, none), objective)
-            )),
-            Some(why) => notes.push(format!(
-                "none does not qualify ({})",
-                why.split(':').next().unwrap_or(why)
-            )),
-        },
-        None => {}
-    }
-    // A tie is worth a word when nothing but simplicity settled it.
-    if let Some(tie) = verdict.tie.as_ref().filter(|t| t.broken_by.is_none()) {
-        let with: Vec<String> = tie.with.iter().map(|n| labels.of_name(n)).collect();
-        let on: Vec<&str> = tie.on.iter().map(|k| k.name()).collect();
-        notes.push(format!(
-            "ties with {} on {} (within {}% or overlapping intervals): the simpler wins",
-            with.join(", "),
-            on.join(" and "),
-            objective.tie * 100.0
-        ));
-    }
-    if let Some(trade) = trade(verdict, objective, labels) {
-        notes.push(trade);
-    }
-    if let Some(s) = &verdict.sensitivity {
-        notes.push(holds(s, labels));
-    }
-    if best.configs.len() == 1 && verdict.ranked.len() == 1 && verdict.baseline().is_none_or(|n| n.why.is_some()) {
-        notes.push("no other strategy qualifies".into());
-    }
-    for note in notes {
-        line.push_str(&format!("; {note}"));
-    }
-    line
-}
-
-/// Whether the pick holds: "holds under 13 of 14 prices and in 18 of 20 seeds; fragile: flips
-/// to truncate+summarize under claude-haiku-4-5 (its cache minimum of 4,096 tokens is never
-/// reached)".
-pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
-    let mut text = format!("holds under {} of {} prices", s.holds, s.of);
-    if let Some(rate) = s.seed_win_rate {
-        let wins = (rate * s.seeds as f64).round() as usize;
-        text.push_str(&format!(" and wins in {wins} of {} seeds", s.seeds));
-    }
-    if s.fragile {
-        text.push_str("; * fragile");
-        // Flips to the same pick for the same cause are said once, their prices together.
-        let mut alike: Vec<(&Option<String>, &Option<String>, Vec<&str>)> = Vec::new();
-        for f in &s.flips {
-            match alike.iter_mut().find(|(p, c, _)| *p == &f.pick && *c == &f.cause) {
-                Some((_, _, prices)) => prices.push(&f.price),
-                None => alike.push((&f.pick, &f.cause, vec![&f.price])),
-            }
-        }
-        let flips: Vec<String> = alike
-            .into_iter()
-            .map(|(pick, cause, prices)| {
-                let to = pick
-                    .as_deref()
-                    .map_or("nothing qualifying".to_owned(), |p| labels.of_name(p));
-                let cause = cause.as_deref().map_or(String::new(), |c| format!(" ({c})"));
-                format!("{to} under {}{cause}", prices.join(", "))
-            })
-            .collect();
-        if !flips.is_empty() {
-            text.push_str(&format!(": flips to {}", flips.join(", ")));
-        }
-        if s.seed_win_rate.is_some_and(|w| w < STABLE_SEEDS) {
-            text.push_str(if flips.is_empty() { ": " } else { "; " });
-            text.push_str("wins in under 80% of seeds");
-        }
-    }
-    text
-}
-
-/// The trade the pick makes against the front: the cheapest run on it, when that is not the
-/// pick, and what it loses; or, when the pick loses facts, the run that keeps more.
-pub fn trade(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> Option<String> {
-    let pick = verdict.pick()?;
-    let label = |c: &Config<'_>| labels.of_config(c);
-    let front: Vec<&Config<'_>> = verdict.front.iter().map(|&i| verdict.ranked[i].lead()).collect();
-    let mut parts = Vec::new();
-    if let Some(cheapest) = front.first().filter(|c| c.settings() != pick.settings()) {
-        parts.push(format!(
-            "{} is {} and loses {} of {}{}",
-            label(cheapest),
-            cheaper(spend_mean(objective, cheapest), spend_mean(objective, pick), objective),
-            mean(cheapest.facts_lost()),
-            count(cheapest.facts(), "fact"),
-            seeds_lost(cheapest)
-        ));
-    }
-    let lost = pick.facts_lost().mean;
-    if lost > 0.0
-        && let Some(keeper) = front
-            .iter()
-            .filter(|c| c.facts_lost().mean < lost)
-            .min_by(|a, b| a.facts_lost().mean.total_cmp(&b.facts_lost().mean))
-    {
-        parts.push(format!(
-            "{} loses {} of {} for {}",
-            label(keeper),
-            mean(keeper.facts_lost()),
-            count(keeper.facts(), "fact"),
-            cheaper(spend_mean(objective, keeper), spend_mean(objective, pick), objective)
-        ));
-    }
-    (!parts.is_empty()).then(|| parts.join("; "))
-}
-
 pub(crate) const SUITE_HEADERS: [&str; 7] = [
     "strategy",
     "qualifies",
@@ -586,100 +383,6 @@ pub fn suite_markdown(suite: &Suite, scenarios: usize, labels: &Labels) -> Strin
         capitalized(&suite_note(suite)),
         capitalized(&recommendation(suite, labels))
     )
-}
-
-/// A figure over seeds in `verdict.json`.
-fn estimate_json(e: Option<Estimate>) -> Value {
-    e.map_or(Value::Null, |e| json!({"mean": e.mean, "low": e.low, "high": e.high}))
-}
-
-/// `verdict.json`: every scenario's ranking, front, trade and ties, and the suite's leaderboard,
-/// canonical names.
-pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
-    let objective = &suite.objective;
-    let labels = Labels(BTreeMap::new());
-    let entry = |g: &Group<'_>| -> Value {
-        let c = g.lead();
-        let lost = c.lost_in();
-        let mut e = json!({
-            "strategy": c.strategy(),
-            "strategies": g.strategies(),
-            "seeds": c.seeds(),
-            "cost_usd": estimate_json(c.cost()),
-            "tokens_sent": estimate_json(Some(c.mean_of(|m| m.tokens_sent as f64))),
-            "model_calls": estimate_json(Some(c.mean_of(|m| m.model_calls as f64))),
-            "facts_lost": estimate_json(Some(c.facts_lost())),
-            "facts": c.facts(),
-            "lost_in": {"seeds": lost.k, "of": lost.n, "low": lost.low, "high": lost.high},
-            "needs_unmet": estimate_json(Some(c.mean_of(|m| m.needs_unmet as f64))),
-            "completed": c.rows.iter().all(|r| r.metrics.completed),
-        });
-        if let Some(why) = &g.why {
-            e["why"] = json!(why);
-        }
-        e
-    };
-    let scenarios: Vec<Value> = verdicts
-        .iter()
-        .map(|v| {
-            json!({
-                "scenario": v.scenario,
-                "ranked": v.ranked.iter().map(entry).collect::<Vec<_>>(),
-                "disqualified": v.disqualified.iter().map(entry).collect::<Vec<_>>(),
-                "pick": v.pick().map(Config::strategy),
-                "front": v.front.iter().map(|&i| v.ranked[i].lead().strategy()).collect::<Vec<_>>(),
-                "trade": trade(v, objective, &labels),
-                "ties": v.tie.as_ref().map(|t| json!({
-                    "with": t.with,
-                    "on": t.on.iter().map(|k| k.name()).collect::<Vec<_>>(),
-                    "broken_by": t.broken_by.map_or("simpler strategy", |k| k.name()),
-                })),
-                "discriminates": v.discriminates,
-                "sensitivity": v.sensitivity.as_ref().map(|s| json!({
-                    "prices": s.prices,
-                    "holds": s.holds,
-                    "of": s.of,
-                    "flips": s.flips,
-                    "seed_win_rate": s.seed_win_rate,
-                    "seeds": s.seeds,
-                    "fragile": s.fragile,
-                })),
-                "verdict": verdict_line(v, objective, &labels),
-            })
-        })
-        .collect();
-    let leaderboard: Vec<Value> = suite
-        .leaderboard
-        .iter()
-        .map(|s| {
-            json!({
-                "strategy": s.strategy,
-                "alike": s.alike,
-                "qualified": s.qualified,
-                "scenarios": s.scenarios,
-                "over": s.over,
-                "facts_lost": s.facts_lost,
-                "regret": {"median": s.median_regret, "worst": s.worst_regret},
-                "first": s.first,
-            })
-        })
-        .collect();
-    let pick = suite.leaderboard.first().filter(|_| suite.pick.is_some());
-    json!({
-        "schema_version": 2,
-        "objective": objective.figures(),
-        "fact_cost_usd": objective.fact_cost,
-        "tie": objective.tie,
-        "scenarios": scenarios,
-        "suite": {
-            "leaderboard": leaderboard,
-            "pick": suite.pick,
-            "why": suite.why,
-            "coverage": pick.map(|s| s.qualified),
-            "regret": pick.map(|s| json!({"median": s.median_regret, "worst": s.worst_regret})),
-            "not_discriminating": suite.not_discriminating,
-        },
-    })
 }
 
 /// Every scenario's table and verdict, the legend of short names, and the suite's leaderboard

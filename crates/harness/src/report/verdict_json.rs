@@ -1,0 +1,105 @@
+//! `verdict.json`: the verdicts for machines, canonical names, every figure a mean with its
+//! interval.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::verdict::Labels;
+use super::verdict_line::{trade, verdict_line};
+use crate::verdict::{Config, Estimate, Group, Suite, Verdict};
+
+/// A figure over seeds in `verdict.json`.
+fn estimate_json(e: Option<Estimate>) -> Value {
+    e.map_or(Value::Null, |e| json!({"mean": e.mean, "low": e.low, "high": e.high}))
+}
+
+/// `verdict.json`: every scenario's ranking, front, trade and ties, and the suite's leaderboard,
+/// canonical names.
+pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
+    let objective = &suite.objective;
+    let labels = Labels(BTreeMap::new());
+    let entry = |g: &Group<'_>| -> Value {
+        let c = g.lead();
+        let lost = c.lost_in();
+        let mut e = json!({
+            "strategy": c.strategy(),
+            "strategies": g.strategies(),
+            "target": c.settings().target,
+            "seeds": c.seeds(),
+            "cost_usd": estimate_json(c.cost()),
+            "tokens_sent": estimate_json(Some(c.mean_of(|m| m.tokens_sent as f64))),
+            "model_calls": estimate_json(Some(c.mean_of(|m| m.model_calls as f64))),
+            "facts_lost": estimate_json(Some(c.facts_lost())),
+            "facts": c.facts(),
+            "lost_in": {"seeds": lost.k, "of": lost.n, "low": lost.low, "high": lost.high},
+            "needs_unmet": estimate_json(Some(c.mean_of(|m| m.needs_unmet as f64))),
+            "completed": c.rows.iter().all(|r| r.metrics.completed),
+        });
+        if let Some(why) = &g.why {
+            e["why"] = json!(why);
+        }
+        e
+    };
+    let scenarios: Vec<Value> = verdicts
+        .iter()
+        .map(|v| {
+            json!({
+                "scenario": v.scenario,
+                "ranked": v.ranked.iter().map(entry).collect::<Vec<_>>(),
+                "disqualified": v.disqualified.iter().map(entry).collect::<Vec<_>>(),
+                "pick": v.pick().map(Config::strategy),
+                "front": v.front.iter().map(|&i| v.ranked[i].lead().strategy()).collect::<Vec<_>>(),
+                "trade": trade(v, objective, &labels),
+                "ties": v.tie.as_ref().map(|t| json!({
+                    "with": t.with,
+                    "on": t.on.iter().map(|k| k.name()).collect::<Vec<_>>(),
+                    "broken_by": t.broken_by.map_or("simpler strategy", |k| k.name()),
+                })),
+                "discriminates": v.discriminates,
+                "sensitivity": v.sensitivity.as_ref().map(|s| json!({
+                    "prices": s.prices,
+                    "holds": s.holds,
+                    "of": s.of,
+                    "flips": s.flips,
+                    "seed_win_rate": s.seed_win_rate,
+                    "seeds": s.seeds,
+                    "fragile": s.fragile,
+                })),
+                "verdict": verdict_line(v, objective, &labels),
+            })
+        })
+        .collect();
+    let leaderboard: Vec<Value> = suite
+        .leaderboard
+        .iter()
+        .map(|s| {
+            json!({
+                "strategy": s.strategy,
+                "alike": s.alike,
+                "qualified": s.qualified,
+                "scenarios": s.scenarios,
+                "over": s.over,
+                "facts_lost": s.facts_lost,
+                "regret": {"median": s.median_regret, "worst": s.worst_regret},
+                "first": s.first,
+            })
+        })
+        .collect();
+    let pick = suite.leaderboard.first().filter(|_| suite.pick.is_some());
+    json!({
+        "schema_version": 2,
+        "objective": objective.figures(),
+        "fact_cost_usd": objective.fact_cost,
+        "tie": objective.tie,
+        "scenarios": scenarios,
+        "suite": {
+            "leaderboard": leaderboard,
+            "pick": suite.pick,
+            "why": suite.why,
+            "coverage": pick.map(|s| s.qualified),
+            "regret": pick.map(|s| json!({"median": s.median_regret, "worst": s.worst_regret})),
+            "not_discriminating": suite.not_discriminating,
+        },
+    })
+}

@@ -1,0 +1,206 @@
+//! A scenario's verdict in words: the pick with its figures, what `none` would do, how a tie was
+//! broken, the trade against the front, and whether the pick holds under other prices and seeds.
+
+use super::verdict::{Labels, mean, money};
+use crate::human::count;
+use crate::verdict::{Config, Key, Objective, STABLE_SEEDS, Sensitivity, Verdict};
+
+/// In how many seeds a configuration lost a fact, when it ran several and lost any: ` in 20 of
+/// 20 seeds`.
+fn seeds_lost(c: &Config<'_>) -> String {
+    let r = c.lost_in();
+    if r.n > 1 && r.k > 0 {
+        format!(" in {} of {} seeds", r.k, r.n)
+    } else {
+        String::new()
+    }
+}
+
+/// What the pick loses: `0 of 4 facts lost`, `2 of 4 facts lost in 20 of 20 seeds`.
+fn loses(c: &Config<'_>) -> String {
+    format!(
+        "{} of {} lost{}",
+        mean(c.facts_lost()),
+        count(c.facts(), "fact"),
+        seeds_lost(c)
+    )
+}
+
+/// A spend for people: `$0.0187 ±0.0004`, `18,431 tokens`.
+fn spend_of(objective: &Objective, c: &Config<'_>) -> String {
+    match objective.spend() {
+        Key::Cost => c.cost().map_or_else(|| "—".to_owned(), money),
+        _ => format!("{} tokens", mean(c.mean_of(|m| m.tokens_sent as f64))),
+    }
+}
+
+/// The spend's mean, for comparisons (cost without any price on facts).
+fn spend_mean(objective: &Objective, c: &Config<'_>) -> f64 {
+    match objective.spend() {
+        Key::Cost => c.cost().map_or(f64::INFINITY, |e| e.mean),
+        _ => c.mean_of(|m| m.tokens_sent as f64).mean,
+    }
+}
+
+/// How much less or more `value` is than `base`: "15% cheaper", "3.1% dearer".
+fn cheaper(value: f64, base: f64, objective: &Objective) -> String {
+    let (less, more) = match objective.spend() {
+        Key::Cost => ("cheaper", "dearer"),
+        _ => ("fewer tokens", "more tokens"),
+    };
+    let share = |p: f64| {
+        if p < 10.0 {
+            format!("{p:.1}%")
+        } else {
+            format!("{p:.0}%")
+        }
+    };
+    if base == 0.0 || value == base {
+        return format!(
+            "as {}",
+            if objective.spend() == Key::Cost {
+                "cheap"
+            } else {
+                "many tokens"
+            }
+        );
+    }
+    let p = (value - base).abs() / base * 100.0;
+    if value < base {
+        format!("{} {less}", share(p))
+    } else {
+        format!("{} {more}", share(p))
+    }
+}
+
+/// A scenario's verdict in one sentence: the pick with its figures and intervals, how a tie was
+/// broken, what `none` would do, and the trade against the front.
+pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> String {
+    let Some(best) = verdict.ranked.first() else {
+        return "no strategy qualifies: every run overflowed, broke pairing or stopped (see why above)".into();
+    };
+    let pick = best.lead();
+    let label = |c: &Config<'_>| labels.of_config(c);
+    let mut line = format!("pick {}", label(pick));
+    if best.configs.len() > 1 {
+        let others: Vec<String> = best.configs[1..].iter().map(label).collect();
+        line.push_str(&format!(" (same figures: {})", others.join(", ")));
+    }
+    line.push_str(&format!(": {}, {}", loses(pick), spend_of(objective, pick)));
+    let mut notes = Vec::new();
+    let is_none = best.configs.iter().any(|c| c.settings().strategy.is_none());
+    match verdict.baseline() {
+        Some(_) if is_none && verdict.ranked.len() == 1 => notes.push("no compaction needed".to_owned()),
+        Some(_) if is_none => notes.push("no compaction pays off here".to_owned()),
+        Some(none) => match &none.why {
+            None => notes.push(format!(
+                "{} than none",
+                cheaper(spend_mean(objective, pick), spend_mean(objective, none), objective)
+            )),
+            Some(why) => notes.push(format!(
+                "none does not qualify ({})",
+                why.split(':').next().unwrap_or(why)
+            )),
+        },
+        None => {}
+    }
+    // A tie is worth a word when nothing but simplicity settled it.
+    if let Some(tie) = verdict.tie.as_ref().filter(|t| t.broken_by.is_none()) {
+        let with: Vec<String> = tie.with.iter().map(|n| labels.of_name(n)).collect();
+        let on: Vec<&str> = tie.on.iter().map(|k| k.name()).collect();
+        notes.push(format!(
+            "ties with {} on {} (within {}% or overlapping intervals): the simpler wins",
+            with.join(", "),
+            on.join(" and "),
+            objective.tie * 100.0
+        ));
+    }
+    if let Some(trade) = trade(verdict, objective, labels) {
+        notes.push(trade);
+    }
+    if let Some(s) = &verdict.sensitivity {
+        notes.push(holds(s, labels));
+    }
+    if best.configs.len() == 1 && verdict.ranked.len() == 1 && verdict.baseline().is_none_or(|n| n.why.is_some()) {
+        notes.push("no other strategy qualifies".into());
+    }
+    for note in notes {
+        line.push_str(&format!("; {note}"));
+    }
+    line
+}
+
+/// Whether the pick holds: "holds under 13 of 14 prices and in 18 of 20 seeds; fragile: flips
+/// to truncate+summarize under claude-haiku-4-5 (its cache minimum of 4,096 tokens is never
+/// reached)".
+pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
+    let mut text = format!("holds under {} of {} prices", s.holds, s.of);
+    if let Some(rate) = s.seed_win_rate {
+        let wins = (rate * s.seeds as f64).round() as usize;
+        text.push_str(&format!(" and wins in {wins} of {} seeds", s.seeds));
+    }
+    if s.fragile {
+        text.push_str("; * fragile");
+        // Flips to the same pick for the same cause are said once, their prices together.
+        let mut alike: Vec<(&Option<String>, &Option<String>, Vec<&str>)> = Vec::new();
+        for f in &s.flips {
+            match alike.iter_mut().find(|(p, c, _)| *p == &f.pick && *c == &f.cause) {
+                Some((_, _, prices)) => prices.push(&f.price),
+                None => alike.push((&f.pick, &f.cause, vec![&f.price])),
+            }
+        }
+        let flips: Vec<String> = alike
+            .into_iter()
+            .map(|(pick, cause, prices)| {
+                let to = pick
+                    .as_deref()
+                    .map_or("nothing qualifying".to_owned(), |p| labels.of_name(p));
+                let cause = cause.as_deref().map_or(String::new(), |c| format!(" ({c})"));
+                format!("{to} under {}{cause}", prices.join(", "))
+            })
+            .collect();
+        if !flips.is_empty() {
+            text.push_str(&format!(": flips to {}", flips.join(", ")));
+        }
+        if s.seed_win_rate.is_some_and(|w| w < STABLE_SEEDS) {
+            text.push_str(if flips.is_empty() { ": " } else { "; " });
+            text.push_str("wins in under 80% of seeds");
+        }
+    }
+    text
+}
+
+/// The trade the pick makes against the front: the cheapest run on it, when that is not the
+/// pick, and what it loses; or, when the pick loses facts, the run that keeps more.
+pub fn trade(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> Option<String> {
+    let pick = verdict.pick()?;
+    let label = |c: &Config<'_>| labels.of_config(c);
+    let front: Vec<&Config<'_>> = verdict.front.iter().map(|&i| verdict.ranked[i].lead()).collect();
+    let mut parts = Vec::new();
+    if let Some(cheapest) = front.first().filter(|c| c.settings() != pick.settings()) {
+        parts.push(format!(
+            "{} is {} and loses {} of {}{}",
+            label(cheapest),
+            cheaper(spend_mean(objective, cheapest), spend_mean(objective, pick), objective),
+            mean(cheapest.facts_lost()),
+            count(cheapest.facts(), "fact"),
+            seeds_lost(cheapest)
+        ));
+    }
+    let lost = pick.facts_lost().mean;
+    if lost > 0.0
+        && let Some(keeper) = front
+            .iter()
+            .filter(|c| c.facts_lost().mean < lost)
+            .min_by(|a, b| a.facts_lost().mean.total_cmp(&b.facts_lost().mean))
+    {
+        parts.push(format!(
+            "{} loses {} of {} for {}",
+            label(keeper),
+            mean(keeper.facts_lost()),
+            count(keeper.facts(), "fact"),
+            cheaper(spend_mean(objective, keeper), spend_mean(objective, pick), objective)
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
