@@ -234,6 +234,31 @@ fn in_order<T: Sync, R: Send>(
     slots.into_iter().map(|slot| slot.into_inner().ok().flatten()).collect()
 }
 
+/// Runs one phase's `jobs`, handing each row and trace to `take` with its job's index; counts
+/// the runs in `out` and notes a stop there. Whether every job ran.
+fn phase<E: From<SettingsError>>(
+    out: &mut Replicated,
+    jobs: &[Job<'_>],
+    plan: &Plan<'_>,
+    stop: &AtomicBool,
+    which: Phase,
+    progress: &mut dyn FnMut(Phase, usize, usize),
+    take: &mut dyn FnMut(usize, ResultRow, Vec<CallRecord>) -> Result<(), E>,
+) -> Result<bool, E> {
+    let total = jobs.len();
+    let ran = run_jobs::<E>(jobs, plan.threads, stop, &mut |k, result| {
+        let r = ResultRow::new(&jobs[k].scenario.name, jobs[k].settings.clone(), result.metrics);
+        take(k, r, result.trace)?;
+        progress(which, k + 1, total);
+        Ok(())
+    })?;
+    out.runs += ran;
+    if ran < total {
+        out.stopped = Some((ran, total));
+    }
+    Ok(ran == total)
+}
+
 /// Runs `settings` on every scenario `load` gives for a seed: each tuned variant on the first
 /// seed, each strategy's chosen variant on every other seed it needs, and the chosen ones again
 /// under each price of the table whose cache is not the run's (the others are re-priced). Every
@@ -278,18 +303,21 @@ pub fn replicate<E: From<SettingsError> + Send>(
     }
     let mut rows1: Vec<ResultRow> = Vec::with_capacity(first.len());
     let mut traces1: Vec<Vec<CallRecord>> = Vec::with_capacity(first.len());
-    let total = first.len();
-    let ran = run_jobs::<E>(&first, plan.threads, stop, &mut |k, result| {
-        let r = ResultRow::new(&first[k].scenario.name, first[k].settings.clone(), result.metrics);
-        row(&r)?;
-        rows1.push(r);
-        traces1.push(result.trace);
-        progress(Phase::First, k + 1, total);
-        Ok(())
-    })?;
-    out.runs = ran;
-    if ran < total {
-        out.stopped = Some((ran, total));
+    let all = phase::<E>(
+        &mut out,
+        &first,
+        plan,
+        stop,
+        Phase::First,
+        progress,
+        &mut |_, r, trace| {
+            row(&r)?;
+            rows1.push(r);
+            traces1.push(trace);
+            Ok(())
+        },
+    )?;
+    if !all {
         return Ok(out);
     }
     // Each family's chosen variant; a variant two families chose runs once.
@@ -342,17 +370,12 @@ pub fn replicate<E: From<SettingsError> + Send>(
     let more = jobs_over(None, false);
     let jobs: Vec<Job<'_>> = more.iter().map(|(_, j)| j.clone()).collect();
     let mut rows_of: Vec<Vec<ResultRow>> = chosen.iter().map(|&(k, _)| vec![rows1[k].clone()]).collect();
-    let total = jobs.len();
-    let ran = run_jobs::<E>(&jobs, plan.threads, stop, &mut |j, result| {
-        let r = ResultRow::new(&jobs[j].scenario.name, jobs[j].settings.clone(), result.metrics);
+    let all = phase::<E>(&mut out, &jobs, plan, stop, Phase::Seeds, progress, &mut |j, r, _| {
         row(&r)?;
         rows_of[more[j].0].push(r);
-        progress(Phase::Seeds, j + 1, total);
         Ok(())
     })?;
-    out.runs += ran;
-    if ran < total {
-        out.stopped = Some((ran, total));
+    if !all {
         return Ok(out);
     }
     // The rows in order: every variant's first seed, each chosen one followed by its other seeds.
@@ -391,16 +414,11 @@ pub fn replicate<E: From<SettingsError> + Send>(
             let runs = jobs_over(Some((&alt, &alt.cache)), true);
             let jobs: Vec<Job<'_>> = runs.iter().map(|(_, j)| j.clone()).collect();
             let mut rows = Vec::with_capacity(jobs.len());
-            let total = jobs.len();
-            let ran = run_jobs::<E>(&jobs, plan.threads, stop, &mut |j, result| {
-                let r = ResultRow::new(&jobs[j].scenario.name, jobs[j].settings.clone(), result.metrics);
+            let all = phase::<E>(&mut out, &jobs, plan, stop, Phase::Prices, progress, &mut |j, r, _| {
                 rows.push(family(runs[j].0, &r));
-                progress(Phase::Prices, j + 1, total);
                 Ok(())
             })?;
-            out.runs += ran;
-            if ran < total {
-                out.stopped = Some((ran, total));
+            if !all {
                 return Ok(out);
             }
             out.alternatives.push(Alternative {
