@@ -311,7 +311,7 @@ Every figure is the mean over the configuration's seeds; cost shows its 95% inte
 - **cache**: the share of the tokens sent that were read from the provider's cache.
 - **tokens sent**: true input tokens of every accepted call, summaries included.
 - **calls**: model calls, agent turns, refetches and summaries, rejected ones included.
-- **peak**: the largest request made, rejected ones included.
+- **peak**: the largest request made, rejected ones included (**✗**: the server rejected it).
 - **facts lost**: distinct facts with a need the run could not meet (gone from the request and not fetched again), of the facts the scenario declares.
 - **lost in**: the seeds in which any fact was lost.
 - **needs unmet**: uses of a fact by a step that found it missing.

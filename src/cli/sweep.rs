@@ -10,14 +10,12 @@ use clap::Args;
 use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_compact::policy::Policy;
 use ctxbench_harness::human::{count, dollars, thousands};
-use ctxbench_harness::replicate::Seeds;
+use ctxbench_harness::replicate::{Job, Seeds, run_jobs};
 use ctxbench_harness::report::{CsvRows, ResultRow, markdown, read_csv};
-use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::Scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
 use ctxbench_harness::sweep::{self, Grid, Objective, Shard, parse_decimals, parse_integers};
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 
 use super::interrupt::{Interrupt, stopped};
 use super::output::sayln;
@@ -238,12 +236,6 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             },
         ))
     };
-    let run_at = |k: usize| -> anyhow::Result<ResultRow> {
-        let (scenario, settings) = at(k)?;
-        let result = run_scenario(scenario, &settings, &mut |_| {})?;
-        Ok(ResultRow::new(&scenario.name, settings, result.metrics))
-    };
-
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let mut kept = Kept::new(&objective);
@@ -282,29 +274,30 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} configurations · {per_sec} · {eta} left")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()?;
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let started = Instant::now();
     let mut done = resumed;
     while done < planned && !interrupt.pressed() {
-        let block: Vec<usize> = (done..planned.min(done + BLOCK)).collect();
-        // After Ctrl-C the runs under way finish and no new one starts.
-        let rows: Vec<Option<anyhow::Result<ResultRow>>> = pool.install(|| {
-            block
-                .par_iter()
-                .map(|&j| (!interrupt.pressed()).then(|| run_at(index_of(j))))
-                .collect()
-        });
-        // Rows go to disk in order: the partial file is always the first rows of the sweep.
-        for row in rows.into_iter().map_while(|r| r) {
-            let row = row?;
+        // The block's runs are built when it starts: a sweep of a million holds a block's.
+        let jobs = (done..planned.min(done + BLOCK))
+            .map(|j| at(index_of(j)).map(|(scenario, settings)| Job { scenario, settings }))
+            .collect::<anyhow::Result<Vec<Job<'_>>>>()?;
+        // The harness's loop, as compare's: after Ctrl-C the runs under way finish and no new
+        // one starts; rows come in order, so the partial file is always the sweep's first rows.
+        let ran = run_jobs(&jobs, threads, interrupt.flag(), &mut |k, result| {
+            let row = ResultRow::new(&jobs[k].scenario.name, jobs[k].settings.clone(), result.metrics);
             stream
                 .write(&row)
                 .with_context(|| format!("cannot write {}", partial.display()))?;
             kept.add(row);
-            done += 1;
             bar.inc(1);
+            Ok::<(), anyhow::Error>(())
+        })?;
+        done += ran;
+        if ran < jobs.len() {
+            break;
         }
     }
     bar.finish_and_clear();
@@ -387,7 +380,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         "swept {}{shard_note}{resumed_note} in {:.2} s on {} ({} per second); wrote {}",
         count(done, "configuration"),
         elapsed.as_secs_f64(),
-        count(pool.current_num_threads(), "thread"),
+        count(threads, "thread"),
         thousands(((done - resumed) as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64),
         results.display()
     );

@@ -144,6 +144,16 @@ fn lost_in(c: &Config<'_>) -> String {
     }
 }
 
+/// The largest request, `✗` after it when the server rejected it (over the window).
+fn peak(c: &Config<'_>) -> String {
+    let rejected = c
+        .rows
+        .iter()
+        .any(|r| r.metrics.peak_request_tokens > r.metrics.peak_accepted_tokens);
+    let text = mean(c.mean_of(|m| m.peak_request_tokens as f64));
+    if rejected { format!("{text} ✗") } else { text }
+}
+
 /// Whether the scenario's pick is fragile (marked `1*` in its table).
 fn fragile(verdict: &Verdict<'_>) -> bool {
     verdict.sensitivity.as_ref().is_some_and(|s| s.fragile)
@@ -161,7 +171,7 @@ fn cells(rank: Option<usize>, fragile: bool, names: String, c: &Config<'_>) -> V
         percent(c.mean_of(|m| m.cache_hit_rate).mean),
         mean(c.mean_of(|m| m.tokens_sent as f64)),
         mean(c.mean_of(|m| m.model_calls as f64)),
-        mean(c.mean_of(|m| m.peak_request_tokens as f64)),
+        peak(c),
         facts_of(c),
         lost_in(c),
         mean(c.mean_of(|m| m.needs_unmet as f64)),

@@ -196,6 +196,10 @@ fn the_suite_ranks_by_coverage_then_facts_then_regret() {
         .collect();
     assert_eq!(board[1].0, "summarize:keep=id/number/decision,ratio=0.1,aligned=false");
     assert_eq!(board[2], ("drop", 2, 2));
+    // No figure is a sum over different sets: drop's facts lost are a mean over the 2 scenarios
+    // it shares with the pick (0 and 2), beside the pick's over its 3.
+    assert_eq!(s.leaderboard[2].facts_lost, Some(1.0));
+    assert_eq!((s.leaderboard[0].over, s.leaderboard[0].facts_lost), (3, Some(0.0)));
     let pick = &s.leaderboard[0];
     // a: 0.012/0.010 - 1 = 20%; b: the pick; c: the pick.
     assert_eq!(pick.median_regret, Some(0.0));
