@@ -286,7 +286,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             .collect::<anyhow::Result<Vec<Job<'_>>>>()?;
         // The harness's loop, as compare's: after Ctrl-C the runs under way finish and no new
         // one starts; rows come in order, so the partial file is always the sweep's first rows.
-        let ran = run_jobs(&jobs, threads, interrupt.flag(), &mut |k, result| {
+        let ran = run_jobs(&jobs, threads, false, interrupt.flag(), &mut |k, result| {
             let row = ResultRow::new(&jobs[k].scenario.name, jobs[k].settings.clone(), result.metrics);
             stream
                 .write(&row)
@@ -387,11 +387,14 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a sweep keeps of its rows as they pass: the rows of the scenario under way, until its
-/// verdict names its best (rows come scenario by scenario), and every row while there are few
-/// enough to chart.
+/// What a sweep keeps of its rows as they pass: the best configuration so far of the scenario
+/// under way (every seed's row), the configuration under way (its seeds come one after another),
+/// the best of each scenario done, and every row while there are few enough to chart. Each
+/// configuration, once whole, meets the best so far in a verdict of the two: the verdicts' rule,
+/// in memory that does not grow with the grid.
 struct Kept<'o> {
     objective: &'o Objective,
+    leader: Vec<ResultRow>,
     current: Vec<ResultRow>,
     best: Vec<ResultRow>,
     held: Option<Vec<ResultRow>>,
@@ -401,6 +404,7 @@ impl<'o> Kept<'o> {
     fn new(objective: &'o Objective) -> Kept<'o> {
         Kept {
             objective,
+            leader: Vec::new(),
             current: Vec::new(),
             best: Vec::new(),
             held: Some(Vec::new()),
@@ -408,8 +412,14 @@ impl<'o> Kept<'o> {
     }
 
     fn add(&mut self, row: ResultRow) {
-        if self.current.first().is_some_and(|r| r.scenario != row.scenario) {
-            self.settle();
+        if let Some(first) = self.current.first() {
+            let scenario_done = first.scenario != row.scenario;
+            if scenario_done || !first.settings.same_but_seed(&row.settings) {
+                self.close();
+            }
+            if scenario_done {
+                self.settle();
+            }
         }
         if let Some(held) = &mut self.held {
             if held.len() < HOLD_UP_TO {
@@ -421,17 +431,29 @@ impl<'o> Kept<'o> {
         self.current.push(row);
     }
 
-    /// The best of the scenario under way, by the verdicts' rule: the first seed's row of the
-    /// configuration its verdict picks.
-    fn settle(&mut self) {
-        if let Some(best) = sweep::best(self.objective, &self.current) {
-            self.best.push(best.rows[0].clone());
+    /// The configuration under way against the best so far.
+    fn close(&mut self) {
+        let current = std::mem::take(&mut self.current);
+        let wins =
+            sweep::best(self.objective, &self.leader, &current).is_some_and(|c| std::ptr::eq(c.rows[0], &current[0]));
+        if wins {
+            self.leader = current;
         }
-        self.current.clear();
+    }
+
+    /// The scenario under way is done: its best's first row.
+    fn settle(&mut self) {
+        if let Some(first) = self.leader.first() {
+            self.best.push(first.clone());
+        }
+        self.leader.clear();
     }
 
     /// The best row of each scenario, and the rows held.
     fn finish(mut self) -> (Vec<ResultRow>, Option<Vec<ResultRow>>) {
+        if !self.current.is_empty() {
+            self.close();
+        }
         self.settle();
         (self.best, self.held)
     }

@@ -84,15 +84,16 @@ pub struct Job<'a> {
 }
 
 /// Runs `jobs` on `threads` threads (0: every core), handing each result to `done` in the jobs'
-/// order. Returns how many ran; fewer than all when `stop` was set.
+/// order, with its trace when `traces`. Returns how many ran; fewer than all when `stop` was set.
 pub fn run_jobs<E: From<SettingsError>>(
     jobs: &[Job<'_>],
     threads: usize,
+    traces: bool,
     stop: &AtomicBool,
     done: &mut dyn FnMut(usize, RunResult) -> Result<(), E>,
 ) -> Result<usize, E> {
     // Blocks keep memory bounded and let results out in order as they finish.
-    let block = 64 * std::thread::available_parallelism().map_or(1, usize::from).max(threads);
+    let block = 256 * std::thread::available_parallelism().map_or(1, usize::from).max(threads);
     let mut start = 0;
     while start < jobs.len() {
         if stop.load(Ordering::Relaxed) {
@@ -100,7 +101,12 @@ pub fn run_jobs<E: From<SettingsError>>(
         }
         let slice = &jobs[start..jobs.len().min(start + block)];
         let results = in_order(slice, threads, stop, &|job: &Job<'_>| {
-            run_scenario(job.scenario, &job.settings, &mut |_| {})
+            let mut result = run_scenario(job.scenario, &job.settings, &mut |_| {});
+            // A trace nobody wants is freed by the thread that made it, not handed across.
+            if let (Ok(result), false) = (result.as_mut(), traces) {
+                result.trace = Vec::new();
+            }
+            result
         });
         for (k, result) in results.into_iter().enumerate() {
             match result {
@@ -246,7 +252,7 @@ fn phase<E: From<SettingsError>>(
     take: &mut dyn FnMut(usize, ResultRow, Vec<CallRecord>) -> Result<(), E>,
 ) -> Result<bool, E> {
     let total = jobs.len();
-    let ran = run_jobs::<E>(jobs, plan.threads, stop, &mut |k, result| {
+    let ran = run_jobs::<E>(jobs, plan.threads, which == Phase::First, stop, &mut |k, result| {
         let r = ResultRow::new(&jobs[k].scenario.name, jobs[k].settings.clone(), result.metrics);
         take(k, r, result.trace)?;
         progress(which, k + 1, total);

@@ -232,6 +232,44 @@ impl RunSettings {
         )
     }
 
+    /// Whether `other` is these settings with another seed: the same configuration.
+    pub fn same_but_seed(&self, other: &RunSettings) -> bool {
+        // Every field named, so that a new one cannot be forgotten here.
+        let RunSettings {
+            strategy,
+            window,
+            threshold,
+            target,
+            keep_recent_turns,
+            reply_reserve,
+            estimator,
+            tokenizer,
+            overflow,
+            on_overflow,
+            max_turns,
+            price,
+            cache,
+            idle_s,
+            latency,
+            seed: _,
+        } = self;
+        *strategy == other.strategy
+            && *window == other.window
+            && *threshold == other.threshold
+            && *target == other.target
+            && *keep_recent_turns == other.keep_recent_turns
+            && *reply_reserve == other.reply_reserve
+            && *estimator == other.estimator
+            && *tokenizer == other.tokenizer
+            && *overflow == other.overflow
+            && *on_overflow == other.on_overflow
+            && *max_turns == other.max_turns
+            && *price == other.price
+            && *cache == other.cache
+            && *idle_s == other.idle_s
+            && *latency == other.latency
+    }
+
     /// The order rows are kept in after the scenario: every key column, numbers as numbers.
     pub fn order(&self, other: &RunSettings) -> Ordering {
         let (x, y) = (self, other);

@@ -1,8 +1,6 @@
 //! A configuration over its seeds: the rows of one scenario and one set of settings that differ
 //! only by seed, and their figures as estimates.
 
-use std::collections::BTreeMap;
-
 use super::objective::{Key, Objective};
 use super::stats::{Estimate, Rate};
 use crate::human::count;
@@ -161,30 +159,35 @@ pub fn disqualified(m: &RunMetrics) -> Option<String> {
 }
 
 /// The rows of each scenario as configurations over their seeds: scenarios in the order they
-/// first appear, configurations too.
+/// first appear, configurations too. A configuration's seeds usually come one after another
+/// (every command writes them so), which is the quick case.
 pub fn configs(rows: &[ResultRow]) -> Vec<(&str, Vec<Config<'_>>)> {
     let mut scenarios: Vec<(&str, Vec<Vec<&ResultRow>>)> = Vec::new();
-    // Settings but the seed, spelt as JSON: a stable key for a configuration.
-    let mut at: BTreeMap<(&str, String), (usize, usize)> = BTreeMap::new();
+    let mut last: Option<(usize, usize)> = None;
     for row in rows {
-        let key = serde_json::to_string(&RunSettings {
-            seed: 0,
-            ..row.settings.clone()
-        })
-        .unwrap_or_default();
-        let s = match scenarios.iter().position(|(name, _)| *name == row.scenario) {
-            Some(s) => s,
-            None => {
-                scenarios.push((&row.scenario, Vec::new()));
-                scenarios.len() - 1
+        let alike = |c: &Vec<&ResultRow>| c[0].settings.same_but_seed(&row.settings);
+        let at = match last {
+            Some((s, c)) if scenarios[s].0 == row.scenario && alike(&scenarios[s].1[c]) => (s, c),
+            _ => {
+                let s = match scenarios.iter().position(|(name, _)| *name == row.scenario) {
+                    Some(s) => s,
+                    None => {
+                        scenarios.push((&row.scenario, Vec::new()));
+                        scenarios.len() - 1
+                    }
+                };
+                let configs = &mut scenarios[s].1;
+                match configs.iter().position(alike) {
+                    Some(c) => (s, c),
+                    None => {
+                        configs.push(Vec::new());
+                        (s, configs.len() - 1)
+                    }
+                }
             }
         };
-        let next = scenarios[s].1.len();
-        let (s, c) = *at.entry((&row.scenario, key)).or_insert((s, next));
-        if c == scenarios[s].1.len() {
-            scenarios[s].1.push(Vec::new());
-        }
-        scenarios[s].1[c].push(row);
+        scenarios[at.0].1[at.1].push(row);
+        last = Some(at);
     }
     scenarios
         .into_iter()

@@ -107,6 +107,34 @@ pub fn verdicts<'a>(rows: &'a [crate::row::ResultRow], objective: &Objective) ->
 
 /// One scenario's verdict over its configurations.
 pub fn verdict<'a>(scenario: &'a str, configs: Vec<Config<'a>>, objective: &Objective) -> Verdict<'a> {
+    let (ranked, mut apart) = grouped(configs);
+    let (ranked, tie, discriminates) = rank(ranked, objective);
+    apart.sort_by(|a, b| by_first_key(objective, a, b));
+    let front = front(&ranked, objective);
+    Verdict {
+        scenario,
+        ranked,
+        disqualified: apart,
+        tie,
+        front,
+        discriminates,
+        sensitivity: None,
+    }
+}
+
+/// The pick of a verdict over `configs`, without the rest of it (a sweep asks this of every
+/// configuration it runs).
+pub fn pick<'a>(configs: Vec<Config<'a>>, objective: &Objective) -> Option<Config<'a>> {
+    let (mut ranked, _) = grouped(configs);
+    if ranked.is_empty() {
+        return None;
+    }
+    let (at, _, _) = best(&ranked, objective);
+    Some(ranked.swap_remove(at).configs.swap_remove(0))
+}
+
+/// Configurations grouped by identical figures: those that qualify, and the others.
+fn grouped(configs: Vec<Config<'_>>) -> (Vec<Group<'_>>, Vec<Group<'_>>) {
     let mut ranked: Vec<Group> = Vec::new();
     let mut apart: Vec<Group> = Vec::new();
     for config in configs {
@@ -124,18 +152,7 @@ pub fn verdict<'a>(scenario: &'a str, configs: Vec<Config<'a>>, objective: &Obje
     for group in ranked.iter_mut().chain(&mut apart) {
         group.configs.sort_by(|a, b| by_simplicity(a, b));
     }
-    let (ranked, tie, discriminates) = rank(ranked, objective);
-    apart.sort_by(|a, b| by_first_key(objective, a, b));
-    let front = front(&ranked, objective);
-    Verdict {
-        scenario,
-        ranked,
-        disqualified: apart,
-        tie,
-        front,
-        discriminates,
-        sensitivity: None,
-    }
+    (ranked, apart)
 }
 
 /// The simpler configuration first, then by canonical name, then by every other setting.
