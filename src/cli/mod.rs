@@ -20,6 +20,7 @@ mod serve;
 mod settings_args;
 mod strategies;
 mod sweep;
+mod sweep_best;
 mod validate;
 mod values;
 

@@ -14,7 +14,7 @@ use ctxbench_harness::replicate::{Job, Seeds, run_jobs};
 use ctxbench_harness::report::{CsvRows, ResultRow, markdown, read_csv};
 use ctxbench_harness::scenario::Scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
-use ctxbench_harness::sweep::{self, Grid, Objective, Shard, parse_decimals, parse_integers};
+use ctxbench_harness::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::interrupt::{Interrupt, stopped};
@@ -22,6 +22,7 @@ use super::output::sayln;
 use super::reports::{Reports, stale_note, write_reports};
 use super::scenarios::ScenarioArgs;
 use super::settings_args::ServerArgs;
+use super::sweep_best::{HOLD_UP_TO, Kept};
 
 /// Run a grid of configurations over scenarios, in parallel, and pick the best per scenario.
 ///
@@ -171,10 +172,6 @@ impl SweepArgs {
         })
     }
 }
-
-/// Rows held in memory for the charts; past this many the sweep holds none (its rows are on
-/// disk, in order, and its JSON is read back from there) and draws no per-configuration chart.
-const HOLD_UP_TO: usize = 2_000;
 
 /// Runs go to the threads this many at a time, and their rows to disk in order after each block:
 /// memory is bounded by the block, whatever the size of the grid.
@@ -385,78 +382,6 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         results.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// What a sweep keeps of its rows as they pass: the best configuration so far of the scenario
-/// under way (every seed's row), the configuration under way (its seeds come one after another),
-/// the best of each scenario done, and every row while there are few enough to chart. Each
-/// configuration, once whole, meets the best so far in a verdict of the two: the verdicts' rule,
-/// in memory that does not grow with the grid.
-struct Kept<'o> {
-    objective: &'o Objective,
-    leader: Vec<ResultRow>,
-    current: Vec<ResultRow>,
-    best: Vec<ResultRow>,
-    held: Option<Vec<ResultRow>>,
-}
-
-impl<'o> Kept<'o> {
-    fn new(objective: &'o Objective) -> Kept<'o> {
-        Kept {
-            objective,
-            leader: Vec::new(),
-            current: Vec::new(),
-            best: Vec::new(),
-            held: Some(Vec::new()),
-        }
-    }
-
-    fn add(&mut self, row: ResultRow) {
-        if let Some(first) = self.current.first() {
-            let scenario_done = first.scenario != row.scenario;
-            if scenario_done || !first.settings.same_but_seed(&row.settings) {
-                self.close();
-            }
-            if scenario_done {
-                self.settle();
-            }
-        }
-        if let Some(held) = &mut self.held {
-            if held.len() < HOLD_UP_TO {
-                held.push(row.clone());
-            } else {
-                self.held = None;
-            }
-        }
-        self.current.push(row);
-    }
-
-    /// The configuration under way against the best so far.
-    fn close(&mut self) {
-        let current = std::mem::take(&mut self.current);
-        let wins =
-            sweep::best(self.objective, &self.leader, &current).is_some_and(|c| std::ptr::eq(c.rows[0], &current[0]));
-        if wins {
-            self.leader = current;
-        }
-    }
-
-    /// The scenario under way is done: its best's first row.
-    fn settle(&mut self) {
-        if let Some(first) = self.leader.first() {
-            self.best.push(first.clone());
-        }
-        self.leader.clear();
-    }
-
-    /// The best row of each scenario, and the rows held.
-    fn finish(mut self) -> (Vec<ResultRow>, Option<Vec<ResultRow>>) {
-        if !self.current.is_empty() {
-            self.close();
-        }
-        self.settle();
-        (self.best, self.held)
-    }
 }
 
 /// Reads the rows an interrupted sweep left in `partial`, each handed to `check` with its

@@ -4,6 +4,7 @@
 
 pub mod colour;
 mod html;
+mod labels;
 mod table;
 mod verdict;
 mod verdict_json;

@@ -1,13 +1,12 @@
 //! Verdicts for people and machines: the ranked table of each scenario with its verdict line,
 //! the suite's leaderboard and recommendation, and `verdict.json`.
 
-use std::collections::BTreeMap;
-
+pub use super::labels::Labels;
+use super::labels::{mean, money};
 use super::table::{align, markdown_table, wrap_names};
 use super::verdict_line::verdict_line;
-use crate::human::{count, dollars, percent, thousands, wrap};
-use crate::report::ResultRow;
-use crate::verdict::{Config, Estimate, Group, Objective, Suite, Verdict, fraction, signed};
+use crate::human::{count, percent, thousands, wrap};
+use crate::verdict::{Config, Group, Objective, Suite, Verdict, fraction, signed};
 
 /// How the text shows strategies and disqualified runs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,76 +24,6 @@ const WIDTH: usize = 120;
 /// keeps to 120 columns.
 const STRATEGY_WIDTH: usize = 40;
 
-/// Short names for people, each unique: a strategy's brief name (only its parameters that differ
-/// from their defaults), or its canonical one with `wide`.
-pub struct Labels(pub(super) BTreeMap<String, String>);
-
-impl Labels {
-    /// The labels of every strategy in `rows`, and of the strategies they were tuned from.
-    pub fn new(rows: &[ResultRow], wide: bool) -> Labels {
-        let label = |strategy: &ctxbench_compact::compact::Strategy| {
-            let canonical = strategy.to_string();
-            let label = if wide { canonical.clone() } else { strategy.brief() };
-            (canonical, label)
-        };
-        let families = rows
-            .iter()
-            .filter_map(|r| r.family.as_deref()?.parse::<ctxbench_compact::compact::Strategy>().ok());
-        Labels(
-            rows.iter()
-                .map(|r| label(&r.settings.strategy))
-                .chain(families.map(|s| label(&s)))
-                .collect(),
-        )
-    }
-
-    /// The label of a configuration: its strategy's, and its target when tuning lowered it
-    /// (`truncate:trigger=cold+drop @0.4`).
-    pub fn of_config(&self, c: &Config<'_>) -> String {
-        let s = c.settings();
-        match s.target.filter(|t| *t < s.threshold) {
-            Some(t) => format!("{} @{t}", self.of(&s.strategy)),
-            None => self.of(&s.strategy),
-        }
-    }
-
-    /// The label of a strategy.
-    pub fn of(&self, strategy: &ctxbench_compact::compact::Strategy) -> String {
-        self.of_name(&strategy.to_string())
-    }
-
-    /// The label of a canonical name.
-    pub fn of_name(&self, canonical: &str) -> String {
-        self.0.get(canonical).cloned().unwrap_or_else(|| canonical.to_owned())
-    }
-
-    /// Each short label that is not its canonical name, with that name, by label.
-    pub fn abbreviations(&self) -> Vec<(&str, &str)> {
-        let mut pairs: Vec<(&str, &str)> = self
-            .0
-            .iter()
-            .filter(|(c, l)| c != l)
-            .map(|(c, l)| (l.as_str(), c.as_str()))
-            .collect();
-        pairs.sort();
-        pairs
-    }
-
-    /// The legend of the abbreviations, for the terminal (empty when there is none).
-    pub fn legend(&self) -> String {
-        let pairs = self.abbreviations();
-        if pairs.is_empty() {
-            return String::new();
-        }
-        let width = pairs.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
-        let mut out = String::from("short names, with the defaults they stand for:\n");
-        for (label, canonical) in pairs {
-            out.push_str(&format!("  {label:width$}  {canonical}\n"));
-        }
-        out
-    }
-}
-
 const HEADERS: [&str; 11] = [
     "#",
     "strategy",
@@ -108,26 +37,6 @@ const HEADERS: [&str; 11] = [
     "needs unmet",
     "refetches",
 ];
-
-/// A mean for people: whole when it is, else to a tenth (`12`, `12.4`).
-pub(super) fn mean(e: Estimate) -> String {
-    if e.mean.fract() == 0.0 || e.mean >= 100.0 {
-        thousands(e.mean.round() as u64)
-    } else if e.mean < 1.0 {
-        format!("{:.2}", e.mean)
-    } else {
-        format!("{:.1}", e.mean)
-    }
-}
-
-/// Dollars with the interval's half width when the seeds differ: `$0.0187 ±0.0004`.
-pub(super) fn money(e: Estimate) -> String {
-    if e.half_width() >= 0.00005 {
-        format!("{} ±{:.4}", dollars(e.mean), e.half_width())
-    } else {
-        dollars(e.mean)
-    }
-}
 
 /// Facts lost of those declared: `0/4`, `0.65/4`.
 fn facts_of(c: &Config<'_>) -> String {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use super::verdict::Labels;
+use super::labels::Labels;
 use super::verdict_line::{trade, verdict_line};
 use crate::verdict::{Config, Estimate, Group, Suite, Verdict};
 

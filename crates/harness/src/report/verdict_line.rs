@@ -1,7 +1,7 @@
 //! A scenario's verdict in words: the pick with its figures, what `none` would do, how a tie was
 //! broken, the trade against the front, and whether the pick holds under other prices and seeds.
 
-use super::verdict::{Labels, mean, money};
+use super::labels::{Labels, mean, money};
 use crate::human::count;
 use crate::verdict::{Config, Key, Objective, STABLE_SEEDS, Sensitivity, Verdict};
 
