@@ -150,7 +150,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     )?;
     progress.clear();
     if let Some((ran, planned)) = done.stopped {
-        return Ok(stopped(ran, planned, &partial, None));
+        return Ok(stopped(ran, planned, "run", &partial, None));
     }
     drop(stream);
     let mut trace_names = Vec::with_capacity(done.traces.len());

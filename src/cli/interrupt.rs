@@ -25,19 +25,14 @@ impl Interrupt {
     pub fn flag(&self) -> &AtomicBool {
         &self.0
     }
-
-    /// Whether Ctrl-C was pressed.
-    pub fn pressed(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
-    }
 }
 
 /// Says how far the runs got and how to go on; the exit code.
-pub fn stopped(done: usize, planned: usize, partial: &Path, resume: Option<&str>) -> ExitCode {
+pub fn stopped(done: usize, planned: usize, what: &str, partial: &Path, resume: Option<&str>) -> ExitCode {
     eprintln!(
         "interrupted: {} of {} in {}",
         ctxbench_harness::human::thousands(done as u64),
-        ctxbench_harness::human::count(planned, "run"),
+        ctxbench_harness::human::count(planned, what),
         partial.display()
     );
     if let Some(how) = resume {

@@ -21,6 +21,7 @@ mod settings_args;
 mod strategies;
 mod sweep;
 mod sweep_best;
+mod sweep_resume;
 mod validate;
 mod values;
 

@@ -9,9 +9,10 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_compact::policy::Policy;
-use ctxbench_harness::human::{count, dollars, thousands};
-use ctxbench_harness::replicate::{Job, Seeds, run_jobs};
-use ctxbench_harness::report::{CsvRows, ResultRow, markdown, read_csv};
+use ctxbench_harness::configurations::run_configurations;
+use ctxbench_harness::human::{count, thousands};
+use ctxbench_harness::replicate::{Job, Seeds, load_all};
+use ctxbench_harness::report::{CsvRows, ResultRow};
 use ctxbench_harness::scenario::Scenario;
 use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
 use ctxbench_harness::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers};
@@ -22,7 +23,8 @@ use super::output::sayln;
 use super::reports::{Reports, stale_note, write_reports};
 use super::scenarios::ScenarioArgs;
 use super::settings_args::ServerArgs;
-use super::sweep_best::{HOLD_UP_TO, Kept};
+use super::sweep_best::{HOLD_UP_TO, Kept, best_line, summary};
+use super::sweep_resume::resumed;
 
 /// Run a grid of configurations over scenarios, in parallel, and pick the best per scenario.
 ///
@@ -94,10 +96,10 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = Objective::DEFAULT_TIE, value_name = "FRACTION", value_parser = super::values::decimal)]
     tie: f64,
 
-    /// Seeds per configuration: a count N from --seed, or a range A..B [default: --seed alone,
-    /// since a grid is large; `compare` replicates by itself].
-    #[arg(long, value_name = "N|A..B")]
-    seeds: Option<String>,
+    /// Seeds per configuration: auto, a count N from --seed, or a range A..B. auto: a
+    /// configuration whose first run drew nothing at random runs once, any other 20 seeds.
+    #[arg(long, default_value = "auto", value_name = "auto|N|A..B")]
+    seeds: String,
 
     /// Threads; default: every core.
     #[arg(long, value_name = "N", value_parser = super::values::positive::<usize>)]
@@ -173,21 +175,12 @@ impl SweepArgs {
     }
 }
 
-/// Runs go to the threads this many at a time, and their rows to disk in order after each block:
-/// memory is bounded by the block, whatever the size of the grid.
-const BLOCK: usize = 4096;
-
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let priced = args.server.bill.price.0.is_some();
     let objective =
         Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
-    let seeds = match &args.seeds {
-        Some(text) => match Seeds::parse(text, args.server.seed).map_err(anyhow::Error::msg)? {
-            Seeds::List(list) => list,
-            Seeds::Auto => bail!("--seeds auto is for compare; give sweep a count such as 20 or a range such as 0..19"),
-        },
-        None => vec![args.server.seed],
-    };
+    let seeds = Seeds::parse(&args.seeds, args.server.seed).map_err(anyhow::Error::msg)?;
+    let base = args.server.seed;
     if let Some(note) = args.server.bill.cache_note() {
         eprintln!("{note}");
     }
@@ -200,69 +193,90 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if layout.is_empty() {
         bail!("no configuration to run: every --target is above every --threshold (a target is at most its threshold)");
     }
-    // Scenario outermost, then the layout, then the seed: the order the rows are kept in.
-    let mut loaded: Vec<Vec<Scenario>> = Vec::with_capacity(seeds.len());
-    for &seed in &seeds {
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    // The scenarios of each seed a run may have (padding each seed's text is most of the work,
+    // so on the threads); one load when no scenario's text is seeded.
+    let load = |seed: u64| -> anyhow::Result<Vec<Scenario>> {
         let mut scenarios = args.scenarios.load(seed)?;
         scenarios.sort_by(|a, b| a.name.cmp(&b.name));
-        loaded.push(scenarios);
-    }
+        Ok(scenarios)
+    };
+    let all_seeds = seeds.list(base);
+    let mut loaded = vec![load(all_seeds[0])?];
+    let loaded_seeds = if loaded[0].iter().any(|s| s.seeded) {
+        all_seeds
+    } else {
+        vec![all_seeds[0]]
+    };
+    loaded.extend(load_all(&load, &loaded_seeds[1..], threads)?);
     let scenarios = &loaded[0];
     for scenario in scenarios {
         for probe in layout.probes() {
             probe.resolved(scenario).with_context(|| scenario.path.clone())?;
         }
     }
-    let per_scenario = layout.len() * seeds.len();
-    let grid_size = scenarios.len() * per_scenario;
+    // Configurations are numbered scenario outermost, then by the layout; each runs its seeds.
+    let grid_size = scenarios.len() * layout.len();
     // The grid indices this shard runs, in order, as a count and a k-th.
     let planned = shard.map_or(grid_size, |s| {
         grid_size / s.count + usize::from(grid_size % s.count >= s.index)
     });
     let index_of = |j: usize| shard.map_or(j, |s| j * s.count + s.index - 1);
-    // The k-th run of the grid: its scenario (loaded with its seed) and settings.
-    let at = |k: usize| -> anyhow::Result<(&Scenario, RunSettings)> {
-        let s = k % seeds.len();
-        let scenario = &loaded[s][k / per_scenario];
-        let config = layout.config((k / seeds.len()) % layout.len());
-        Ok((
-            scenario,
-            RunSettings {
-                seed: seeds[s],
-                ..config.resolved(scenario)?
-            },
-        ))
+    // The j-th configuration of this shard with a seed: its scenario (loaded with the seed) and
+    // settings.
+    let job = |j: usize, seed: u64| -> anyhow::Result<Job<'_>> {
+        let k = index_of(j);
+        let copy = loaded_seeds.iter().position(|&s| s == seed).unwrap_or(0);
+        let scenario = &loaded[copy][k / layout.len()];
+        let settings = RunSettings {
+            seed,
+            ..layout.config(k % layout.len()).resolved(scenario)?
+        };
+        Ok(Job { scenario, settings })
     };
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
     let mut kept = Kept::new(&objective);
-    let (resumed, mut stream) = if args.resume {
-        resumed(&partial, planned, &mut |j, row| {
-            let expected = {
-                let (scenario, settings) = at(index_of(j))?;
-                (scenario.name.as_str(), settings)
+    let (resumed, resumed_rows, mut stream) = if args.resume {
+        resumed(&partial, planned, &mut |j, rows| {
+            let first = job(j, rows[0].settings.seed)?;
+            let expected: Vec<u64> = if seeds.replicates(first.scenario, &rows[0].metrics) {
+                seeds.list(base)
+            } else {
+                vec![base]
             };
-            if row.scenario != expected.0 || row.settings != expected.1 {
+            let seeds_of: Vec<u64> = rows.iter().map(|r| r.settings.seed).collect();
+            if rows[0].scenario != first.scenario.name
+                || rows[0].settings != first.settings
+                || (seeds_of != expected && seeds_of.len() >= expected.len())
+            {
                 bail!(
-                    "cannot resume: {} does not hold the runs this sweep plans (row {} is {} · {}); resume with the flags of the interrupted sweep, or run without --resume",
+                    "cannot resume: {} does not hold the runs this sweep plans (configuration {} is {} · {}); resume with the flags of the interrupted sweep, or run without --resume",
                     partial.display(),
                     j + 1,
-                    row.scenario,
-                    row.settings.strategy
+                    rows[0].scenario,
+                    rows[0].settings.strategy
                 );
             }
-            kept.add(row);
-            Ok(())
+            if seeds_of != expected {
+                return Ok(false);
+            }
+            for row in rows {
+                kept.add(row);
+            }
+            Ok(true)
         })?
     } else {
         let file = std::fs::File::create(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
-        (0, CsvRows::new(file))
+        (0, 0, CsvRows::new(file))
     };
     if args.resume {
         eprintln!(
             "resuming: {} of {} already in {}",
             thousands(resumed as u64),
-            count(planned, "run"),
+            count(planned, "configuration"),
             partial.display()
         );
     }
@@ -271,67 +285,68 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} configurations · {per_sec} · {eta} left")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let started = Instant::now();
-    let mut done = resumed;
-    while done < planned && !interrupt.pressed() {
-        // The block's runs are built when it starts: a sweep of a million holds a block's.
-        let jobs = (done..planned.min(done + BLOCK))
-            .map(|j| at(index_of(j)).map(|(scenario, settings)| Job { scenario, settings }))
-            .collect::<anyhow::Result<Vec<Job<'_>>>>()?;
-        // The harness's loop, as compare's: after Ctrl-C the runs under way finish and no new
-        // one starts; rows come in order, so the partial file is always the sweep's first rows.
-        let ran = run_jobs(&jobs, threads, false, interrupt.flag(), &mut |k, result| {
-            let row = ResultRow::new(&jobs[k].scenario.name, jobs[k].settings.clone(), result.metrics);
-            stream
-                .write(&row)
-                .with_context(|| format!("cannot write {}", partial.display()))?;
-            kept.add(row);
+    // The harness's loop, as compare's: after Ctrl-C the runs under way finish and no new one
+    // starts; configurations come whole and in order, so the partial file is always the sweep's
+    // first configurations.
+    let mut runs = 0;
+    let mut replicated = 0;
+    let done = run_configurations(
+        resumed..planned,
+        &seeds,
+        base,
+        threads,
+        interrupt.flag(),
+        &job,
+        &mut |_, ran| {
+            runs += ran.len();
+            replicated += usize::from(ran.len() > 1);
+            for (job, metrics) in ran {
+                let row = ResultRow::new(&job.scenario.name, job.settings, metrics);
+                stream
+                    .write(&row)
+                    .with_context(|| format!("cannot write {}", partial.display()))?;
+                kept.add(row);
+            }
             bar.inc(1);
             Ok::<(), anyhow::Error>(())
-        })?;
-        done += ran;
-        if ran < jobs.len() {
-            break;
-        }
-    }
+        },
+    )?;
     bar.finish_and_clear();
     let elapsed = started.elapsed();
     drop(stream);
     if done < planned {
         let how = "to finish it, run the same command again with --resume";
-        return Ok(stopped(done, planned, &partial, Some(how)));
+        return Ok(stopped(done, planned, "configuration", &partial, Some(how)));
     }
     let results = args.out.join("results.csv");
     std::fs::rename(&partial, &results)
         .with_context(|| format!("cannot move {} to {}", partial.display(), results.display()))?;
 
     let (best, held) = kept.finish();
-    for row in &best {
-        for note in grid.edges(row) {
+    for rows in &best {
+        for note in grid.edges(&rows[0]) {
             eprintln!("warning: {note}");
         }
     }
-    let seeds_note = match seeds.as_slice() {
-        [one] => format!("seed {one}"),
-        many => format!("seeds {}..{}", many[0], many[many.len() - 1]),
-    };
+    let rows_written = resumed_rows + runs;
     let settings = format!(
-        "{} ({seeds_note}); best per scenario: {}",
-        count(done, "run"),
+        "{} of {} ({}); best per scenario: {}",
+        count(rows_written, "run"),
+        count(done, "configuration"),
+        seeds_note(&seeds, base),
         objective.describe()
     );
+    let firsts: Vec<ResultRow> = best.iter().map(|rows| rows[0].clone()).collect();
     let stale = write_reports(Reports {
         out: &args.out,
         rows: held.as_deref().unwrap_or(&[]),
-        written: Some(done),
+        written: Some(rows_written),
         traces: &[],
-        summary: summary(&best, done, &objective),
+        summary: summary(&best, &settings),
         title: "ctxbench sweep",
         settings: &settings,
-        table: &best,
+        table: &firsts,
         charted: held.as_deref().unwrap_or(&[]),
         trace_names: &[],
         plots: !args.no_plots && held.is_some(),
@@ -340,7 +355,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|s| (s.name.clone(), s.description.clone()))
             .collect(),
-        note: "The best configuration of this scenario; every configuration is in results.csv.",
+        note: "The best configuration of this scenario (its first seed's run); every run is in results.csv.",
     })?;
     if let Some(note) = stale_note(&args.out, stale) {
         eprintln!("{note}");
@@ -355,7 +370,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
 
     sayln!("best per scenario ({}):", objective.describe());
     for scenario in scenarios {
-        match best.iter().find(|b| b.scenario == scenario.name) {
+        match best.iter().find(|b| b[0].scenario == scenario.name) {
             Some(b) => sayln!("  {}", best_line(b)),
             None => sayln!("  {}: no configuration qualifies", scenario.name),
         }
@@ -373,81 +388,38 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
+    let replicated_note = match seeds {
+        Seeds::Auto if replicated == done - resumed => format!(" (each drew at random and ran {} seeds)", Seeds::AUTO),
+        Seeds::Auto if replicated > 0 => format!(
+            " ({} drew at random and ran {} seeds; the others, once)",
+            thousands(replicated as u64),
+            Seeds::AUTO
+        ),
+        Seeds::Auto => " (none drew at random: each ran once)".to_owned(),
+        Seeds::List(_) => String::new(),
+    };
     eprintln!(
-        "swept {}{shard_note}{resumed_note} in {:.2} s on {} ({} per second); wrote {}",
+        "swept {}{shard_note}{resumed_note}, {}{replicated_note}, in {:.2} s on {} ({} runs per second); wrote {}",
         count(done, "configuration"),
+        count(runs, "run"),
         elapsed.as_secs_f64(),
         count(threads, "thread"),
-        thousands(((done - resumed) as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64),
+        thousands((runs as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64),
         results.display()
     );
     Ok(ExitCode::SUCCESS)
 }
 
-/// Reads the rows an interrupted sweep left in `partial`, each handed to `check` with its
-/// position, and returns how many there are (at most `planned`) and a writer that appends to
-/// the file.
-fn resumed(
-    partial: &std::path::Path,
-    planned: usize,
-    check: &mut dyn FnMut(usize, ResultRow) -> anyhow::Result<()>,
-) -> anyhow::Result<(usize, CsvRows<std::fs::File>)> {
-    let text = std::fs::read_to_string(partial).with_context(|| {
-        format!(
-            "cannot resume: cannot read {}; run without --resume to start over",
-            partial.display()
-        )
-    })?;
-    // A line cut by the interruption is not a row: keep the whole lines only.
-    let whole = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
-    let rows = read_csv(whole).map_err(|e| anyhow::anyhow!("cannot resume: {}: {e}", partial.display()))?;
-    if rows.len() > planned {
-        bail!(
-            "cannot resume: {} holds more rows than this sweep plans; resume with the flags of the interrupted sweep, or run without --resume",
-            partial.display()
-        );
+/// The seeds, for the settings line.
+fn seeds_note(seeds: &Seeds, base: u64) -> String {
+    match seeds {
+        Seeds::Auto => format!(
+            "seeds auto: {} from {base} for a configuration that draws at random, seed {base} alone for one that does not",
+            Seeds::AUTO
+        ),
+        Seeds::List(list) => match list.as_slice() {
+            [one] => format!("seed {one}"),
+            many => format!("seeds {}..{}", many[0], many[many.len() - 1]),
+        },
     }
-    let count = rows.len();
-    for (j, row) in rows.into_iter().enumerate() {
-        check(j, row)?;
-    }
-    std::fs::write(partial, whole).with_context(|| format!("cannot write {}", partial.display()))?;
-    let file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(partial)
-        .with_context(|| format!("cannot write {}", partial.display()))?;
-    Ok((count, CsvRows::continuing(file, !whole.is_empty())))
-}
-
-/// A winning configuration and what it cost, on one line.
-fn best_line(row: &ResultRow) -> String {
-    let (k, m) = (&row.settings, &row.metrics);
-    format!(
-        "{}: {} · window {} · threshold {} · target {} · keep {} · reserve {} · {}: {}{} tokens sent, {} calls, {}/{} facts lost (seed {})",
-        row.scenario,
-        k.strategy,
-        thousands(k.window.unwrap_or(0)),
-        k.threshold,
-        k.target.unwrap_or(k.threshold),
-        k.keep_recent_turns,
-        k.reply_reserve,
-        k.estimator,
-        m.cost_usd.map_or(String::new(), |c| format!("{}, ", dollars(c))),
-        thousands(m.tokens_sent),
-        m.model_calls,
-        m.facts_lost,
-        m.facts,
-        k.seed
-    )
-}
-
-/// The best row of each scenario, in scenario order.
-fn summary(best: &[ResultRow], configurations: usize, objective: &Objective) -> String {
-    let lines: String = best.iter().map(|b| format!("- {}\n", best_line(b))).collect();
-    format!(
-        "# ctxbench sweep\n\n{}; every row is in `results.csv`.\n\n## Best per scenario\n\nObjective: {}.\n\n{lines}\n{}",
-        count(configurations, "configuration"),
-        objective.describe(),
-        markdown(best)
-    )
 }

@@ -1,12 +1,18 @@
 //! What a sweep keeps of its rows as they pass: each scenario's best, by the verdicts' rule, in
 //! memory that does not grow with the grid.
 
-use ctxbench_harness::report::ResultRow;
+use ctxbench_harness::human::thousands;
+use ctxbench_harness::report::{ResultRow, figures, markdown};
 use ctxbench_harness::sweep::{self, Objective};
+use ctxbench_harness::verdict::Config;
 
-/// Rows held in memory for the charts; past this many the sweep holds none (its rows are on
-/// disk, in order, and its JSON is read back from there) and draws no per-configuration chart.
+/// Configurations whose rows are held in memory for the charts; past this many the sweep holds
+/// none (its rows are on disk, in order, and its JSON is read back from there) and draws no
+/// per-configuration chart.
 pub(super) const HOLD_UP_TO: usize = 2_000;
+
+/// Rows held at most, whatever the configurations: every seed of [`HOLD_UP_TO`] of them.
+const HOLD_ROWS: usize = HOLD_UP_TO * ctxbench_harness::replicate::Seeds::AUTO;
 
 /// What a sweep keeps of its rows as they pass: the best configuration so far of the scenario
 /// under way (every seed's row), the configuration under way (its seeds come one after another),
@@ -17,8 +23,9 @@ pub(super) struct Kept<'o> {
     objective: &'o Objective,
     leader: Vec<ResultRow>,
     current: Vec<ResultRow>,
-    best: Vec<ResultRow>,
+    best: Vec<Vec<ResultRow>>,
     held: Option<Vec<ResultRow>>,
+    configurations: usize,
 }
 
 impl<'o> Kept<'o> {
@@ -29,21 +36,26 @@ impl<'o> Kept<'o> {
             current: Vec::new(),
             best: Vec::new(),
             held: Some(Vec::new()),
+            configurations: 0,
         }
     }
 
     pub(super) fn add(&mut self, row: ResultRow) {
+        if self.current.is_empty() {
+            self.configurations += 1;
+        }
         if let Some(first) = self.current.first() {
             let scenario_done = first.scenario != row.scenario;
             if scenario_done || !first.settings.same_but_seed(&row.settings) {
                 self.close();
+                self.configurations += 1;
             }
             if scenario_done {
                 self.settle();
             }
         }
         if let Some(held) = &mut self.held {
-            if held.len() < HOLD_UP_TO {
+            if self.configurations <= HOLD_UP_TO && held.len() < HOLD_ROWS {
                 held.push(row.clone());
             } else {
                 self.held = None;
@@ -62,20 +74,51 @@ impl<'o> Kept<'o> {
         }
     }
 
-    /// The scenario under way is done: its best's first row.
+    /// The scenario under way is done: its best's rows.
     fn settle(&mut self) {
-        if let Some(first) = self.leader.first() {
-            self.best.push(first.clone());
+        if !self.leader.is_empty() {
+            self.best.push(std::mem::take(&mut self.leader));
         }
-        self.leader.clear();
     }
 
-    /// The best row of each scenario, and the rows held.
-    pub(super) fn finish(mut self) -> (Vec<ResultRow>, Option<Vec<ResultRow>>) {
+    /// The best configuration of each scenario (its rows, by seed), and the rows held.
+    pub(super) fn finish(mut self) -> (Vec<Vec<ResultRow>>, Option<Vec<ResultRow>>) {
         if !self.current.is_empty() {
             self.close();
         }
         self.settle();
         (self.best, self.held)
     }
+}
+
+/// A winning configuration and its figures over its seeds, on one line.
+pub(super) fn best_line(rows: &[ResultRow]) -> String {
+    let k = &rows[0].settings;
+    let config = Config::new(rows.iter().collect());
+    let seeds = match rows {
+        [one] => format!("seed {}", one.settings.seed),
+        many => format!("{} seeds from {}", many.len(), k.seed),
+    };
+    format!(
+        "{}: {} · window {} · threshold {} · target {} · keep {} · reserve {} · {}: {} ({seeds})",
+        rows[0].scenario,
+        k.strategy,
+        thousands(k.window.unwrap_or(0)),
+        k.threshold,
+        k.target.unwrap_or(k.threshold),
+        k.keep_recent_turns,
+        k.reply_reserve,
+        k.estimator,
+        figures(&config),
+    )
+}
+
+/// The best configuration of each scenario, in scenario order.
+pub(super) fn summary(best: &[Vec<ResultRow>], settings: &str) -> String {
+    let lines: String = best.iter().map(|b| format!("- {}\n", best_line(b))).collect();
+    let firsts: Vec<ResultRow> = best.iter().map(|rows| rows[0].clone()).collect();
+    format!(
+        "# ctxbench sweep\n\n{settings}; every run is in `results.csv`.\n\n## Best per scenario\n\n{lines}\nThe first seed's run of each:\n\n{}",
+        markdown(&firsts)
+    )
 }

@@ -20,9 +20,11 @@ fn sweep(args: &[&str], out: &std::path::Path) -> (String, String) {
 
 #[test]
 fn a_thousand_configurations_whatever_the_threads() {
-    // 11 scenarios × 2 strategies × 10 thresholds × 5 keeps.
+    // 11 scenarios × 2 strategies × 10 thresholds × 5 keeps, one seed each.
     let dir = scratch("threads");
     let grid = [
+        "--seeds",
+        "1",
         "--strategies",
         "truncate+drop,mask+drop",
         "--threshold",
@@ -32,7 +34,7 @@ fn a_thousand_configurations_whatever_the_threads() {
     ];
     let (stdout, stderr) = sweep(&[&grid[..], &["--jobs", "2"]].concat(), &dir.join("two"));
     assert!(
-        stderr.contains("swept 1,100 configurations in "),
+        stderr.contains("swept 1,100 configurations, 1,100 runs, in "),
         "the time it took is printed: {stderr}"
     );
     assert!(stdout.contains("best per scenario (fewest facts lost, then lowest cost;"));
@@ -73,7 +75,10 @@ fn a_thousand_configurations_whatever_the_threads() {
 #[test]
 fn shards_merge_into_the_whole() {
     let dir = scratch("shards");
+    // Two seeds each: a configuration's seeds stay together in its shard.
     let grid = [
+        "--seeds",
+        "2",
         "--strategies",
         "drop,mask",
         "--threshold",
@@ -100,10 +105,10 @@ fn shards_merge_into_the_whole() {
         whole,
         "merged shards are byte-identical to the whole sweep"
     );
-    // 11 scenarios × (drop + mask with m in {2, 5}) × 2 thresholds × 3 keeps.
+    // 11 scenarios × (drop + mask with m in {2, 5}) × 2 thresholds × 3 keeps × 2 seeds.
     assert_eq!(
         String::from_utf8(whole).expect("UTF-8").lines().count(),
-        1 + 11 * 3 * 2 * 3
+        1 + 11 * 3 * 2 * 3 * 2
     );
     // The same shard twice is caught.
     let twice = ctxbench()
@@ -130,7 +135,10 @@ fn bad_grids_are_named() {
         ),
         (&["--shard", "5/4"][..], "expected i/n with 1 ≤ i ≤ n"),
         (&["--objective", "speed"][..], "expected facts, cost, tokens or calls"),
-        (&["--seeds", "auto"][..], "--seeds auto is for compare"),
+        (
+            &["--seeds", "0"][..],
+            "--seeds \"0\": expected auto, a count such as 20",
+        ),
         (
             &["--objective", "cost", "--price", "none"][..],
             "--objective cost needs a price",
@@ -183,6 +191,8 @@ fn the_target_is_an_axis_and_cost_the_default_objective() {
     let dir = scratch("target");
     let grid = [
         "scenarios/lunch-break.json",
+        "--seeds",
+        "1",
         "--strategies",
         "truncate+drop",
         "--threshold",
@@ -217,4 +227,83 @@ fn the_target_is_an_axis_and_cost_the_default_objective() {
         stdout.contains(" · target 0.5 · "),
         "the lowest target wins here: {stdout}"
     );
+}
+
+/// By default a configuration runs once when its first run drew nothing at random, and 20 seeds
+/// when it did (a seeded scenario, or a summary written); the same bytes whatever the threads.
+#[test]
+fn seeds_auto_replicates_what_draws_whatever_the_threads() {
+    let dir = scratch("auto");
+    let grid = [
+        "scenarios/heavy-prefix.json",
+        "scenarios/lunch-break.json",
+        "--strategies",
+        "none,summarize,drop",
+        "--threshold",
+        "0.6,0.8",
+        "--no-plots",
+    ];
+    let (stdout, stderr) = sweep(&[&grid[..], &["--jobs", "2"]].concat(), &dir.join("two"));
+    sweep(&[&grid[..], &["--jobs", "1"]].concat(), &dir.join("one"));
+    for file in ["results.csv", "results.json", "summary.md"] {
+        assert_eq!(
+            read(dir.join("two").join(file)),
+            read(dir.join("one").join(file)),
+            "{file}"
+        );
+    }
+    let csv = String::from_utf8(read(dir.join("two/results.csv"))).expect("UTF-8");
+    let rows = ctxbench_harness::report::read_csv(&csv).expect("rows");
+    let configurations = ctxbench_harness::verdict::configs(&rows);
+    let mut once = 0;
+    for (scenario, configs) in &configurations {
+        for c in configs {
+            let draws = *scenario == "lunch-break" || c.first().summarizer_calls > 0;
+            let seeds: Vec<u64> = c.rows.iter().map(|r| r.settings.seed).collect();
+            if draws {
+                assert_eq!(seeds, (0..20).collect::<Vec<u64>>(), "{scenario} · {}", c.strategy());
+            } else {
+                assert_eq!(seeds, [0], "{scenario} · {}", c.strategy());
+                once += 1;
+            }
+        }
+    }
+    assert!(once >= 4, "none and drop on heavy-prefix run once: {once}");
+    assert!(
+        stderr.contains(" drew at random and ran 20 seeds; the others, once"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains("(20 seeds from 0)") && stdout.contains("(seed 0)"),
+        "{stdout}"
+    );
+    let summary = String::from_utf8(read(dir.join("two/summary.md"))).expect("UTF-8");
+    assert!(summary.contains("seeds auto: 20 from 0"), "{summary}");
+}
+
+/// A partial file cut inside a configuration's seeds (a killed process) resumes from the last
+/// whole configuration, and the sweep ends with what a whole run writes.
+#[test]
+fn a_resume_drops_a_configuration_cut_short() {
+    let dir = scratch("resume-cut");
+    let grid = [
+        "scenarios/lunch-break.json",
+        "--strategies",
+        "drop,truncate",
+        "--threshold",
+        "0.6,0.8",
+        "--no-plots",
+    ];
+    sweep(&grid, &dir.join("whole"));
+    let whole = String::from_utf8(read(dir.join("whole/results.csv"))).expect("UTF-8");
+    // The header, one configuration's 20 seeds and 5 of the next.
+    let cut: String = whole.split_inclusive('\n').take(1 + 20 + 5).collect();
+    std::fs::create_dir_all(dir.join("cut")).expect("mkdir");
+    std::fs::write(dir.join("cut/results.csv.partial"), cut).expect("writes");
+    let (_, stderr) = sweep(&[&grid[..], &["--resume"]].concat(), &dir.join("cut"));
+    assert!(
+        stderr.contains("resuming: 1 of 4 configurations already in"),
+        "{stderr}"
+    );
+    assert_eq!(read(dir.join("cut/results.csv")), whole.into_bytes());
 }

@@ -1,7 +1,7 @@
 //! Charts, checked for what they contain: series, reference lines, marks, labels, the Pareto
 //! front; and that a chart draws to the same bytes every time.
 
-use ctxbench_harness::plot::{bill, charts, frontier, pareto, png, svg, tokens_and_cost, well};
+use ctxbench_harness::plot::{bill, charts, frontier, pareto, png, points, svg, tokens_and_cost, well};
 use ctxbench_harness::report::ResultRow;
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::load_scenario;
@@ -132,8 +132,7 @@ fn pictures_are_the_same_every_time() {
 #[test]
 fn the_frontier_draws_and_labels_the_pareto_front() {
     let (_, rows) = bike_shop(&["none", "drop", "truncate", "summarize", "mask+drop"]);
-    let refs: Vec<&ResultRow> = rows.iter().collect();
-    let chart = frontier("bike-shop-return", &refs).expect("some runs completed");
+    let chart = frontier("bike-shop-return", &points(&rows)).expect("some runs completed");
     let completed = rows.iter().filter(|r| r.metrics.completed).count();
     assert_eq!(chart.series[0].points.len(), completed, "stopped runs are left out");
     let front = &chart.series[1].points;
@@ -199,8 +198,7 @@ fn the_bill_stacks_each_calls_cost_and_the_flip_shows_against_tokens() {
     let after = traces[0].iter().find(|r| r.request == 12).expect("request 12").call;
     assert_eq!(none.bars[after - 1].1[2], 0.0, "no cache read after the break");
 
-    let row_refs: Vec<&ResultRow> = rows.iter().collect();
-    let flip = tokens_and_cost("lunch-break", &row_refs).expect("priced runs");
+    let flip = tokens_and_cost("lunch-break", &points(&rows)).expect("priced runs");
     let label = |what: &str| {
         flip.labels
             .iter()
@@ -217,5 +215,43 @@ fn the_bill_stacks_each_calls_cost_and_the_flip_shows_against_tokens() {
         "none · $",
     ] {
         assert!(text.contains(expected), "the SVG shows {expected:?}");
+    }
+}
+
+/// A configuration run over several seeds is one point of the frontier, at its means.
+#[test]
+fn seeds_of_a_configuration_are_one_point_at_their_means() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/unfetchable-facts.json");
+    let mut rows = Vec::new();
+    for strategy in ["drop", "summarize"] {
+        for seed in 0..6 {
+            let scenario = load_scenario(&path, seed).expect("loads");
+            let settings = RunSettings {
+                seed,
+                ..RunSettings::new(strategy.parse().expect("valid"))
+                    .resolved(&scenario)
+                    .expect("valid")
+            };
+            let result = run_scenario(&scenario, &settings, &mut |_| {}).expect("runs");
+            rows.push(ResultRow::new(&scenario.name, settings, result.metrics));
+        }
+    }
+    let chart = frontier("unfetchable-facts", &points(&rows)).expect("two configurations");
+    assert_eq!(chart.series[0].points.len(), 2, "one point a configuration");
+    for (k, strategy) in ["drop", "summarize"].iter().enumerate() {
+        let runs = &rows[k * 6..(k + 1) * 6];
+        let mean = |f: fn(&ResultRow) -> f64| runs.iter().map(f).sum::<f64>() / 6.0;
+        let at = (
+            mean(|r| r.metrics.tokens_sent as f64),
+            mean(|r| r.metrics.facts_lost as f64),
+        );
+        assert!(
+            chart.series[0]
+                .points
+                .iter()
+                .any(|p| (p.0 - at.0).abs() < 1e-9 && (p.1 - at.1).abs() < 1e-9),
+            "{strategy} at its means {at:?}: {:?}",
+            chart.series[0].points
+        );
     }
 }

@@ -110,7 +110,7 @@ fn ctrl_c_in_a_sweep_says_how_far_it_got_and_resume_finishes_it() {
         "--strategies",
         "truncate+drop,mask+drop",
         "--threshold",
-        "0.3:0.95:0.005",
+        "0.3:0.95:0.025",
         "--keep",
         "1..3",
         "--jobs",
@@ -123,7 +123,7 @@ fn ctrl_c_in_a_sweep_says_how_far_it_got_and_resume_finishes_it() {
     let (code, stderr) = interrupt(&args, &out.join("results.csv.partial"), 5);
     assert_eq!(code, 130, "interrupted (a grid this size takes seconds): {stderr}");
     assert!(
-        stderr.contains("interrupted: ") && stderr.contains(" runs in "),
+        stderr.contains("interrupted: ") && stderr.contains(" configurations in "),
         "{stderr}"
     );
     assert!(stderr.contains("--resume"), "{stderr}");

@@ -21,6 +21,7 @@
 
 pub mod agent;
 pub mod billing;
+pub mod configurations;
 mod error;
 pub mod gate;
 pub mod http;

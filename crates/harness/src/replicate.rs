@@ -195,7 +195,7 @@ pub struct Replicated {
 
 /// The scenarios of each of `seeds`, loaded on `threads` threads (padding each seed's text is
 /// most of the work), in the seeds' order.
-fn load_all<E: Send>(
+pub fn load_all<E: Send>(
     load: &(dyn Fn(u64) -> Result<Vec<Scenario>, E> + Sync),
     seeds: &[u64],
     threads: usize,

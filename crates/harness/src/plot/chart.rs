@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use crate::billing::price::{Price, dollars};
-use crate::report::ResultRow;
 use crate::trace::{CallRecord, Outcome};
 
 /// How a series is drawn.
@@ -376,18 +375,15 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
 /// smaller bill, the points do not fall in the same order on both axes. The run with the fewest
 /// tokens and the cheapest one are labelled (every run, when there are a dozen or fewer). `None`
 /// for unpriced rows.
-pub fn tokens_and_cost(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
-    let rows: Vec<&&ResultRow> = rows
+pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> Option<Chart> {
+    let rows: Vec<&super::Point<'_>> = configurations
         .iter()
-        .filter(|r| r.scenario == scenario && r.metrics.completed && r.metrics.cost_usd.is_some())
+        .filter(|p| p.row.scenario == scenario && p.completed && p.cost.is_some())
         .collect();
     if rows.len() < 2 {
         return None;
     }
-    let points: Vec<(f64, f64)> = rows
-        .iter()
-        .map(|r| (r.metrics.tokens_sent as f64, r.metrics.cost_usd.unwrap_or(0.0)))
-        .collect();
+    let points: Vec<(f64, f64)> = rows.iter().map(|p| (p.tokens, p.cost.unwrap_or(0.0))).collect();
     let mut chart = Chart::new(
         scenario,
         format!("cost-{}", safe(scenario)),
@@ -417,7 +413,7 @@ pub fn tokens_and_cost(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
         if points.len() > 12 && points[i] != points[fewest] && points[i] != points[cheapest] {
             continue;
         }
-        let name = short(&r.settings.strategy.to_string());
+        let name = short(&r.row.settings.strategy.to_string());
         match labels.iter_mut().find(|(at, _)| *at == points[i]) {
             Some((_, names)) if names.contains(&name) => {}
             Some((_, names)) => names.push(name),

@@ -108,11 +108,13 @@ fn rule_style(k: usize) -> ShapeStyle {
 const OVERFLOW: RGBColor = RGBColor(200, 0, 0);
 
 /// Integers with thousands separators when every value is whole (ticks between them unlabelled),
-/// else decimals enough for the axis's `span` (two, or four under 0.1: cents of a dollar).
+/// else decimals enough for the axis's `span` (none past 100, as for means of tokens; two; four
+/// under 0.1: cents of a dollar).
 fn axis_format(whole: bool, span: f64) -> impl Fn(&f64) -> String {
     move |v: &f64| match whole {
         true if (v - v.round()).abs() > 1e-9 => String::new(),
         true => crate::human::thousands(v.round().max(0.0) as u64),
+        false if span >= 100.0 => crate::human::thousands(v.round().max(0.0) as u64),
         false if span < 0.1 => format!("{v:.4}"),
         false => format!("{v:.2}"),
     }

@@ -10,7 +10,7 @@ mod verdict_chart;
 
 pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
 pub use draw::{DrawError, png, svg};
-pub use sweep_charts::{frontier, pareto, sweep_curves};
+pub use sweep_charts::{Point, frontier, pareto, points, sweep_curves};
 pub use verdict_chart::verdict_chart;
 
 use crate::report::ResultRow;
@@ -18,7 +18,8 @@ use crate::trace::CallRecord;
 
 /// Every chart that traces and result rows give: well and bill per scenario (traces, priced by
 /// their rows), tokens sent against cost per scenario, sweep curves per scenario and strategy
-/// with several thresholds, and a frontier per scenario.
+/// with several thresholds, and a frontier per scenario; a configuration run over several seeds
+/// (its rows one after another) is one point, at its means.
 pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
     let mut out = Vec::new();
     for (scenario, traces) in by_scenario(traces) {
@@ -31,7 +32,8 @@ pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
         };
         out.push(bill(&scenario, &traces, &price_of));
     }
-    let refs: Vec<&ResultRow> = rows.iter().collect();
+    // One point a configuration, its seeds' means.
+    let refs = points(rows);
     let mut scenarios: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
     scenarios.sort_unstable();
     scenarios.dedup();

@@ -4,26 +4,57 @@
 use super::chart::{Chart, Label, Series, Style, fold_coinciding, safe, short};
 use crate::report::ResultRow;
 
+/// A configuration as the charts plot it: its settings (those of its first seed's row) and its
+/// figures' means over its seeds, so that twenty seeds are one point, not twenty.
+#[derive(Clone, Debug)]
+pub struct Point<'a> {
+    /// The first seed's row: the scenario and settings.
+    pub row: &'a ResultRow,
+    /// Tokens sent, the mean over the seeds.
+    pub tokens: f64,
+    /// Facts lost, the mean over the seeds.
+    pub facts: f64,
+    /// Cost, the mean over the seeds; `None` unpriced.
+    pub cost: Option<f64>,
+    /// Whether every seed's run completed.
+    pub completed: bool,
+}
+
+/// Each configuration of `rows` (its seeds one after another) as one point.
+pub fn points(rows: &[ResultRow]) -> Vec<Point<'_>> {
+    crate::verdict::configs(rows)
+        .into_iter()
+        .flat_map(|(_, configs)| configs)
+        .map(|c| Point {
+            row: c.rows[0],
+            tokens: c.mean_of(|m| m.tokens_sent as f64).mean,
+            facts: c.facts_lost().mean,
+            cost: c.cost().map(|e| e.mean),
+            completed: c.rows.iter().all(|r| r.metrics.completed),
+        })
+        .collect()
+}
+
 /// Sweep curves for one scenario and strategy: tokens sent and facts lost against the
 /// threshold, one line per `keep` (other settings at their first value).
-pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Option<[Chart; 2]> {
-    let rows: Vec<&&ResultRow> = rows
+pub fn sweep_curves(scenario: &str, strategy: &str, points: &[Point<'_>]) -> Option<[Chart; 2]> {
+    let rows: Vec<&Point<'_>> = points
         .iter()
-        .filter(|r| r.scenario == scenario && r.settings.strategy.to_string() == strategy)
+        .filter(|p| p.row.scenario == scenario && p.row.settings.strategy.to_string() == strategy)
         .collect();
-    let first = &rows.first()?.settings;
-    let same = |r: &&&ResultRow| {
-        let s = &r.settings;
+    let first = &rows.first()?.row.settings;
+    let same = |p: &&&Point<'_>| {
+        let s = &p.row.settings;
         s.window == first.window && s.reply_reserve == first.reply_reserve && s.estimator == first.estimator
     };
-    let rows: Vec<&&ResultRow> = rows.iter().copied().filter(same).collect();
-    let mut thresholds: Vec<f64> = rows.iter().map(|r| r.settings.threshold).collect();
+    let rows: Vec<&Point<'_>> = rows.iter().filter(same).copied().collect();
+    let mut thresholds: Vec<f64> = rows.iter().map(|p| p.row.settings.threshold).collect();
     thresholds.sort_by(f64::total_cmp);
     thresholds.dedup();
     if thresholds.len() < 2 {
         return None;
     }
-    let mut keeps: Vec<usize> = rows.iter().map(|r| r.settings.keep_recent_turns).collect();
+    let mut keeps: Vec<usize> = rows.iter().map(|p| p.row.settings.keep_recent_turns).collect();
     keeps.sort_unstable();
     keeps.dedup();
     let title = |what: &str| format!("{scenario} · {}: {what} by threshold", short(strategy));
@@ -42,23 +73,20 @@ pub fn sweep_curves(scenario: &str, strategy: &str, rows: &[&ResultRow]) -> Opti
         "facts lost (count)",
     );
     for keep in keeps {
-        let mut line: Vec<&&&ResultRow> = rows.iter().filter(|r| r.settings.keep_recent_turns == keep).collect();
-        line.sort_by(|a, b| a.settings.threshold.total_cmp(&b.settings.threshold));
+        let mut line: Vec<&&Point<'_>> = rows
+            .iter()
+            .filter(|p| p.row.settings.keep_recent_turns == keep)
+            .collect();
+        line.sort_by(|a, b| a.row.settings.threshold.total_cmp(&b.row.settings.threshold));
         let name = format!("keep {keep}");
         tokens.series.push(Series {
             name: name.clone(),
-            points: line
-                .iter()
-                .map(|r| (r.settings.threshold, r.metrics.tokens_sent as f64))
-                .collect(),
+            points: line.iter().map(|p| (p.row.settings.threshold, p.tokens)).collect(),
             style: Style::Line,
         });
         facts.series.push(Series {
             name,
-            points: line
-                .iter()
-                .map(|r| (r.settings.threshold, r.metrics.facts_lost as f64))
-                .collect(),
+            points: line.iter().map(|p| (p.row.settings.threshold, p.facts)).collect(),
             style: Style::Line,
         });
     }
@@ -88,25 +116,22 @@ pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
 
 /// The frontier: tokens sent against facts lost, every completed configuration a point, the
 /// Pareto front drawn and labelled. Stopped runs are left out.
-pub fn frontier(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
-    let rows: Vec<&&ResultRow> = rows
+pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
+    let rows: Vec<&Point<'_>> = points
         .iter()
-        .filter(|r| r.scenario == scenario && r.metrics.completed)
+        .filter(|p| p.row.scenario == scenario && p.completed)
         .collect();
     // One point is no frontier.
     if rows.len() < 2 {
         return None;
     }
-    let points: Vec<(f64, f64)> = rows
-        .iter()
-        .map(|r| (r.metrics.tokens_sent as f64, r.metrics.facts_lost as f64))
-        .collect();
+    let points: Vec<(f64, f64)> = rows.iter().map(|p| (p.tokens, p.facts)).collect();
     let mut chart = Chart::new(
         scenario,
         format!("frontier-{}", safe(scenario)),
         format!("{scenario}: tokens sent against facts lost"),
         "tokens sent (true tokens)",
-        "facts lost (count)",
+        "facts lost (mean over the seeds)",
     );
     chart.series.push(Series {
         name: "configurations".into(),
@@ -120,7 +145,7 @@ pub fn frontier(scenario: &str, rows: &[&ResultRow]) -> Option<Chart> {
         style: Style::Line,
     });
     for &i in &front {
-        let k = &rows[i].settings;
+        let k = &rows[i].row.settings;
         // Stage names only: the full canonical name is in results.csv.
         let stages: Vec<&str> = k.strategy.stages.iter().map(|s| s.name()).collect();
         chart.labels.push(Label {

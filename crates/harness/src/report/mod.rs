@@ -17,7 +17,7 @@ pub use verdict::{
     Labels, Style, scenario_markdown, scenario_text, suite_markdown, suite_text, verdict_markdown, verdict_text,
 };
 pub use verdict_json::verdict_json;
-pub use verdict_line::{holds, trade, verdict_line};
+pub use verdict_line::{figures, holds, trade, verdict_line};
 
 use ctxbench_compact::fact::FactKind;
 

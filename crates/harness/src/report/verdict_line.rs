@@ -73,6 +73,18 @@ fn cheaper(value: f64, base: f64, objective: &Objective) -> String {
     }
 }
 
+/// A configuration's figures over its seeds, as a verdict gives them: `$0.0187 ±0.0004, 18,431
+/// tokens sent, 11 calls, 0.05 of 4 facts lost in 1 of 20 seeds`.
+pub fn figures(c: &Config<'_>) -> String {
+    let cost = c.cost().map_or(String::new(), |e| format!("{}, ", money(e)));
+    format!(
+        "{cost}{} tokens sent, {} calls, {}",
+        mean(c.mean_of(|m| m.tokens_sent as f64)),
+        mean(c.mean_of(|m| m.model_calls as f64)),
+        loses(c)
+    )
+}
+
 /// A scenario's verdict in one sentence: the pick with its figures and intervals, how a tie was
 /// broken, what `none` would do, and the trade against the front.
 pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> String {
