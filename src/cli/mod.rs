@@ -13,6 +13,7 @@ mod merge;
 mod output;
 mod plot;
 mod prices;
+mod profiles;
 mod reports;
 mod run;
 mod scenarios;
@@ -50,6 +51,7 @@ enum Command {
     Validate(validate::ValidateArgs),
     Serve(serve::ServeArgs),
     Prices(prices::PricesArgs),
+    Profiles(profiles::ProfilesArgs),
     Strategies(strategies::StrategiesArgs),
 }
 
@@ -71,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Import(args) => import::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Prices(args) => prices::run(args),
+        Command::Profiles(args) => profiles::run(args),
         Command::Strategies(args) => strategies::run(args),
     };
     match result {

@@ -16,6 +16,7 @@ use ctxbench_harness::billing::cache::CacheMode;
 use ctxbench_harness::billing::latency::Latency;
 use ctxbench_harness::billing::price::Price;
 use ctxbench_harness::settings::{OnOverflow, Overflow, RunSettings, parse_estimator, parse_tokenizer};
+use ctxbench_harness::sim::profile::{Behaviour, Summarizer};
 
 /// How a configuration is run.
 #[derive(Debug, Args)]
@@ -99,9 +100,19 @@ pub struct ServerArgs {
     #[arg(long, value_name = "N", value_parser = positive::<usize>)]
     pub max_turns: Option<usize>,
 
-    /// Seed of every random draw (padding, summaries).
+    /// Seed of every random draw (padding, summaries, the model's behaviour).
     #[arg(long, default_value_t = RunSettings::DEFAULT_SEED, value_parser = whole::<u64>)]
     pub seed: u64,
+
+    /// How the simulated summarizer keeps, alters and loses facts: a shipped profile
+    /// (`ctxbench profiles` lists them), FILE.toml or FILE.toml#NAME.
+    #[arg(long, default_value = Summarizer::DEFAULT, value_parser = |s: &str| s.parse::<Summarizer>(), value_name = "PROFILE")]
+    pub summarizer: Summarizer,
+
+    /// What the scripted model does when a fact it needs is gone: a shipped profile, FILE.toml or
+    /// FILE.toml#NAME (`--model` is a live endpoint's model name).
+    #[arg(long, default_value = Behaviour::DEFAULT, value_parser = |s: &str| s.parse::<Behaviour>(), value_name = "PROFILE")]
+    pub model_profile: Behaviour,
 
     #[command(flatten)]
     pub bill: BillArgs,
@@ -195,6 +206,8 @@ impl ServerArgs {
             on_overflow: self.on_overflow.into(),
             max_turns: self.max_turns,
             seed: self.seed,
+            summarizer: self.summarizer.clone(),
+            model_profile: self.model_profile.clone(),
             ..RunSettings::new(strategy)
         })
     }

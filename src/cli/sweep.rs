@@ -242,7 +242,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let (resumed, resumed_rows, mut stream) = if args.resume {
         resumed(&partial, planned, &mut |j, rows| {
             let first = job(j, rows[0].settings.seed)?;
-            let expected: Vec<u64> = if seeds.replicates(first.scenario, &rows[0].metrics) {
+            let expected: Vec<u64> = if seeds.replicates(first.scenario, &first.settings, &rows[0].metrics) {
                 seeds.list(base)
             } else {
                 vec![base]

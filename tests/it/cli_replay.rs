@@ -49,7 +49,7 @@ fn compare_is_deterministic_and_writes_reports() {
     }
     assert!(runs.values().all(|&n| n == 1 || n == 20), "{runs:?}");
     assert!(runs.values().any(|&n| n == 1) && runs.values().any(|&n| n == 20));
-    assert!(csv.starts_with("scenario,strategy,window,threshold,target,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,price,cache,idle_s,latency,seed,"));
+    assert!(csv.starts_with("scenario,strategy,window,threshold,target,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,price,cache,idle_s,latency,summarizer,model_profile,seed,"));
     let traces = std::fs::read_dir(a.join("traces")).expect("traces/").count();
     assert_eq!(traces, 110);
     let trace = read(a.join("traces/bike-shop-return--drop.jsonl"));
@@ -184,7 +184,9 @@ fn compare_formats() {
         json["results"].as_array().is_some_and(|r| r.len() > 8),
         "every seed's row"
     );
-    assert_eq!(json["summary_retention"]["not_told"]["decision"], 0.77);
+    // The head names the shipped profiles with their numbers: a decision at the published ratio.
+    assert_eq!(json["profiles"]["summarizer"][0]["name"], "published");
+    assert_eq!(json["profiles"]["summarizer"][0]["keep"]["decision"][0][1], 0.77);
 }
 
 #[test]

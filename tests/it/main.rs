@@ -4,6 +4,7 @@ mod cmd;
 mod fixtures;
 mod generate;
 
+mod behaviour;
 mod bill;
 mod cli_compact;
 mod cli_gate;

@@ -478,7 +478,7 @@ fn a_large_sweep_writes_json_lines() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect();
-    assert_eq!(lines[0]["schema_version"], 1);
+    assert_eq!(lines[0]["schema_version"], 2);
     assert!(lines.len() > 10_001, "{} lines", lines.len());
     assert_eq!(lines[1]["scenario"], "no-tools-chat");
 }

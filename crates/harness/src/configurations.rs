@@ -64,7 +64,7 @@ pub fn run_configurations<'a, E: From<SettingsError>>(
         let extra: Vec<(usize, Job<'a>)> = runs
             .iter()
             .enumerate()
-            .filter(|(_, r)| seeds.replicates(r[0].0.scenario, &r[0].1))
+            .filter(|(_, r)| seeds.replicates(r[0].0.scenario, &r[0].0.settings, &r[0].1))
             .flat_map(|(k, _)| rest.iter().map(move |&seed| (k, seed)))
             .map(|(k, seed)| job(block.start + k, seed).map(|j| (k, j)))
             .collect::<Result<Vec<_>, E>>()?;

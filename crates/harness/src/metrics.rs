@@ -82,6 +82,10 @@ pub struct RunMetrics {
     pub facts: usize,
     /// Distinct facts with at least one unmet need.
     pub facts_lost: usize,
+    /// Distinct facts, not lost, that a step used with a wrong value: altered by a summary, or
+    /// guessed by a model that did not notice it was gone (the behaviour profiles).
+    #[serde(default)]
+    pub facts_wrong: usize,
     /// Needs (uses of a fact by a step) of steps that ran.
     #[serde(default)]
     pub needs: usize,
@@ -93,12 +97,19 @@ pub struct RunMetrics {
     pub needs_unreached: usize,
     /// Needs fetched again.
     pub refetches: usize,
-    /// Answered requests whose final reply followed a lost need.
+    /// Answered requests whose final reply followed a lost need or a wrong value.
     pub answers_wrong: usize,
     /// Requests in which the pipeline could not get under the limit.
     pub cannot_fit: usize,
     /// The run reached the end of its last request.
     pub completed: bool,
+}
+
+impl RunMetrics {
+    /// Distinct facts lost or used wrong: what the objective's `facts` counts.
+    pub fn facts_missed(&self) -> usize {
+        self.facts_lost + self.facts_wrong
+    }
 }
 
 /// The figures of a run. `completed` says whether the loop went through every request.
@@ -112,6 +123,7 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
     let mut cannot_fit = BTreeSet::new();
     let mut lost_in = BTreeSet::new();
     let mut facts_lost: BTreeSet<&str> = BTreeSet::new();
+    let mut facts_wrong: BTreeSet<&str> = BTreeSet::new();
     // Costs are summed exactly, in picodollars.
     let mut cost: Option<u128> = None;
     for r in trace {
@@ -159,8 +171,9 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         m.needs += r.needed.len();
         m.needs_unmet += r.lost.len();
         facts_lost.extend(r.lost.iter().map(String::as_str));
+        facts_wrong.extend(r.wrong.iter().map(String::as_str));
         m.refetches += r.refetched.len();
-        if !r.lost.is_empty() {
+        if !r.lost.is_empty() || !r.wrong.is_empty() {
             lost_in.insert(r.request);
         }
     }
@@ -172,6 +185,7 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         .sum();
     m.needs_unreached = total_needs - m.needs.min(total_needs);
     m.facts_lost = facts_lost.len();
+    m.facts_wrong = facts_wrong.difference(&facts_lost).count();
     m.cost_usd = cost.map(dollars);
     // To the millisecond: what the clock's sums carry below it is float noise.
     m.elapsed_s = (m.elapsed_s * 1000.0).round() / 1000.0;

@@ -63,13 +63,18 @@ impl Seeds {
         }
     }
 
-    /// Whether a configuration that ran `first` on `scenario` runs the other seeds too: always
-    /// with a list; with `auto`, when the scenario's text is seeded or the run drew at random
-    /// (the scripted model draws only when it writes a summary).
-    pub fn replicates(&self, scenario: &Scenario, first: &RunMetrics) -> bool {
+    /// Whether a configuration that ran `first` with `settings` on `scenario` runs the other
+    /// seeds too: always with a list; with `auto`, when the scenario's text is seeded or the run
+    /// drew at random (the scripted model draws when it writes a summary, and, under a model
+    /// profile that is not certain, when a fact it needs is gone).
+    pub fn replicates(&self, scenario: &Scenario, settings: &RunSettings, first: &RunMetrics) -> bool {
+        let model = &settings.model_profile.0;
+        let certain = |p: f64| p == 0.0 || p == 1.0;
+        let model_drew = !(certain(model.notice) && certain(model.guess))
+            && first.needs_unmet + first.refetches + first.facts_wrong > 0;
         match self {
             Seeds::List(_) => true,
-            Seeds::Auto => scenario.seeded || first.summarizer_calls > 0,
+            Seeds::Auto => scenario.seeded || first.summarizer_calls > 0 || model_drew,
         }
     }
 }
@@ -339,7 +344,10 @@ pub fn replicate<E: From<SettingsError> + Send>(
     }
     let replicate: Vec<bool> = chosen
         .iter()
-        .map(|&(k, _)| plan.seeds.replicates(first[k].scenario, &rows1[k].metrics))
+        .map(|&(k, _)| {
+            plan.seeds
+                .replicates(first[k].scenario, &first[k].settings, &rows1[k].metrics)
+        })
         .collect();
     out.configurations = chosen.len();
     out.replicated = replicate.iter().filter(|r| **r).count();

@@ -34,7 +34,8 @@ pub fn run_scenario(
     settings: &RunSettings,
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> Result<RunResult, SettingsError> {
-    let model = ScriptedModel::new(scenario, settings.seed);
+    let model =
+        ScriptedModel::new(scenario, settings.seed).with_profiles(&settings.summarizer, &settings.model_profile);
     run_with_model(scenario, settings, model, on_call)
 }
 

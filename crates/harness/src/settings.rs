@@ -16,6 +16,7 @@ use crate::billing::cache::CacheMode;
 use crate::billing::latency::Latency;
 use crate::billing::price::Price;
 use crate::scenario::Scenario;
+use crate::sim::profile::{Behaviour, Summarizer};
 
 /// What the server does with a request over the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -109,6 +110,12 @@ pub struct RunSettings {
     /// How long a model call takes.
     #[serde(with = "text", default)]
     pub latency: Latency,
+    /// How the simulated summarizer keeps, alters and loses facts (`--summarizer`).
+    #[serde(with = "profile_name", default)]
+    pub summarizer: Summarizer,
+    /// What the scripted model does when a fact it needs is gone (`--model-profile`).
+    #[serde(with = "profile_name", default)]
+    pub model_profile: Behaviour,
     /// The seed of every random draw.
     pub seed: u64,
 }
@@ -173,6 +180,8 @@ impl RunSettings {
             price: Some(RunSettings::default_price()),
             idle_s: None,
             latency: Latency::default(),
+            summarizer: Summarizer::default(),
+            model_profile: Behaviour::default(),
             seed: RunSettings::DEFAULT_SEED,
         }
     }
@@ -214,7 +223,7 @@ impl RunSettings {
     /// threshold 0.8 · …`); the strategy apart, since a table names it on every row.
     pub fn describe(&self) -> String {
         format!(
-            "settings: window {} · threshold {} · target {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {} · on-overflow {} · price {} · cache {} · idle {} · latency {} · seed {}",
+            "settings: window {} · threshold {} · target {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {} · on-overflow {} · price {} · cache {} · idle {} · latency {} · summarizer {} · model {} · seed {}",
             self.window.map_or("per scenario".to_owned(), |w| w.to_string()),
             self.threshold,
             self.target.map_or("= threshold".to_owned(), |t| t.to_string()),
@@ -228,6 +237,8 @@ impl RunSettings {
             self.cache,
             self.idle_s.map_or("per request".to_owned(), |s| format!("{s} s")),
             self.latency,
+            self.summarizer.0.brief(),
+            self.model_profile.0.brief(),
             self.seed
         )
     }
@@ -251,6 +262,8 @@ impl RunSettings {
             cache,
             idle_s,
             latency,
+            summarizer,
+            model_profile,
             seed: _,
         } = self;
         *strategy == other.strategy
@@ -268,6 +281,8 @@ impl RunSettings {
             && *cache == other.cache
             && *idle_s == other.idle_s
             && *latency == other.latency
+            && *summarizer == other.summarizer
+            && *model_profile == other.model_profile
     }
 
     /// The order rows are kept in after the scenario: every key column, numbers as numbers.
@@ -294,6 +309,8 @@ impl RunSettings {
             .then_with(|| x.cache.to_string().cmp(&y.cache.to_string()))
             .then(x.idle_s.unwrap_or(-1.0).total_cmp(&y.idle_s.unwrap_or(-1.0)))
             .then_with(|| x.latency.to_string().cmp(&y.latency.to_string()))
+            .then_with(|| x.summarizer.0.name.cmp(&y.summarizer.0.name))
+            .then_with(|| x.model_profile.0.name.cmp(&y.model_profile.0.name))
             .then(x.seed.cmp(&y.seed))
     }
 }
@@ -352,6 +369,48 @@ mod text {
     {
         let text = String::deserialize(deserializer)?;
         text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// A profile column: its name, read back as the shipped profile or the user's file of that name,
+/// or, when the file is not here (a results file from elsewhere), the name alone over the
+/// default's numbers: reading results never runs them.
+mod profile_name {
+    use super::*;
+
+    pub fn serialize<T: fmt::Display, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(value)
+    }
+
+    pub fn deserialize<'de, T, D>(deserializer: D) -> Result<T, D::Error>
+    where
+        T: FromStr + Default + Named,
+        D: Deserializer<'de>,
+    {
+        let text = String::deserialize(deserializer)?;
+        Ok(text.parse().unwrap_or_else(|_| T::default().renamed(&text)))
+    }
+}
+
+/// A profile that can carry another name (read back from a results file).
+pub trait Named {
+    /// The same numbers under `name`.
+    fn renamed(self, name: &str) -> Self;
+}
+
+impl Named for Summarizer {
+    fn renamed(self, name: &str) -> Summarizer {
+        let mut p = (*self.0).clone();
+        p.name = name.to_owned();
+        Summarizer(std::sync::Arc::new(p))
+    }
+}
+
+impl Named for Behaviour {
+    fn renamed(self, name: &str) -> Behaviour {
+        let mut p = (*self.0).clone();
+        p.name = name.to_owned();
+        Behaviour(std::sync::Arc::new(p))
     }
 }
 

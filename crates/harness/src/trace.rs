@@ -143,6 +143,9 @@ pub struct CallRecord {
     pub needed: Vec<String>,
     /// Of those, facts lost.
     pub lost: Vec<String>,
+    /// Of those, facts used with a wrong value (altered by a summary, or guessed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wrong: Vec<String>,
     /// Facts this call fetched again.
     pub refetched: Vec<String>,
 }

@@ -61,6 +61,8 @@ pub struct FactReport {
     pub needed: Vec<String>,
     /// Of those, facts absent from the request and not refetched: lost.
     pub lost: Vec<String>,
+    /// Of those, facts the step used a wrong value for: one a summary altered, or a guess.
+    pub wrong: Vec<String>,
     /// Facts this reply asks the tools for again.
     pub refetched: Vec<String>,
 }

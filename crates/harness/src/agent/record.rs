@@ -84,6 +84,7 @@ pub fn call_record(
         step: None,
         needed: Vec::new(),
         lost: Vec::new(),
+        wrong: Vec::new(),
         refetched: Vec::new(),
     };
     match outcome {
@@ -121,6 +122,7 @@ pub fn call_record(
             record.step = reply.facts.step.map(|(r, s)| [r + 1, s + 1]);
             record.needed.clone_from(&reply.facts.needed);
             record.lost.clone_from(&reply.facts.lost);
+            record.wrong.clone_from(&reply.facts.wrong);
             record.refetched.clone_from(&reply.facts.refetched);
         }
         Err(ModelError::ContextWindowExceeded { needed, .. }) => {

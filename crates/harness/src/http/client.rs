@@ -302,6 +302,7 @@ impl HttpModel {
                 step,
                 needed: names("ctxbench_facts_needed"),
                 lost: names("ctxbench_facts_lost"),
+                wrong: names("ctxbench_facts_wrong"),
                 refetched: names("ctxbench_facts_refetched"),
             },
         })

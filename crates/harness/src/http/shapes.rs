@@ -63,6 +63,9 @@ fn ctxbench_usage(usage: &mut Map<String, Value>, record: &CallRecord) {
     usage.insert("ctxbench_step".into(), json!(record.step));
     usage.insert("ctxbench_facts_needed".into(), json!(record.needed));
     usage.insert("ctxbench_facts_lost".into(), json!(record.lost));
+    if !record.wrong.is_empty() {
+        usage.insert("ctxbench_facts_wrong".into(), json!(record.wrong));
+    }
     usage.insert("ctxbench_facts_refetched".into(), json!(record.refetched));
 }
 

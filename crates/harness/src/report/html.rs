@@ -66,6 +66,7 @@ tr[data-strategy]{cursor:pointer}tr.picked td{background:#fff3c4}\
 .strip{display:flex;flex-wrap:wrap;gap:.3rem;margin:.5rem 0;font-size:.8rem}.strip-title{font-weight:600;margin-right:.3rem}\
 .strip .cell{border:1px solid #cdc;background:#f3faf3;border-radius:.3rem;padding:.1rem .4rem}.strip .cell.flips{border-color:#c90;background:#fff3c4}\
 figcaption .links{font-weight:normal;font-size:.85rem;margin-left:.5rem}\
+.assumptions{font-size:13px;color:#444;margin:.4rem 0}.assumptions ul{margin:.3rem 0}\
 .recommendation{font-size:1.15rem;background:#eef3fb;border-left:4px solid #36c;padding:.75rem 1rem}\
 nav ol{columns:2;font-size:14px}figure{margin:1.5rem 0}figcaption{font-weight:600;margin-bottom:.3rem}\
 svg,figure img{width:100%;height:auto}\
@@ -267,6 +268,7 @@ pub fn html(page: &Page<'_>) -> String {
         escape(page.title),
         escape(page.settings)
     ));
+    out.push_str(&super::assumptions::assumptions_html(page.rows, escape));
 
     // The verdicts first: the recommendation, the leaderboard, one line per scenario.
     if let Some((verdicts, suite)) = page.verdicts {

@@ -2,6 +2,7 @@
 //! Machine formats (CSV, JSON) carry raw numbers with the unit in the field name; the table and
 //! Markdown format numbers for people through [`crate::human`].
 
+mod assumptions;
 pub mod colour;
 mod html;
 mod labels;
@@ -11,6 +12,7 @@ mod verdict_json;
 mod verdict_line;
 
 pub use crate::row::{ResultRow, Row};
+pub use assumptions::{profiles_in, profiles_json};
 pub use html::{InlineChart, Page, html, png_element, svg_element};
 pub use table::{markdown, table};
 pub use verdict::{
@@ -19,10 +21,7 @@ pub use verdict::{
 pub use verdict_json::verdict_json;
 pub use verdict_line::{figures, holds, trade, verdict_line};
 
-use ctxbench_compact::fact::FactKind;
-
 use crate::settings::RunSettings;
-use crate::sim::retention::{KEPT_WHEN_TOLD, kept_untold};
 
 /// Rows as CSV, with a header.
 pub fn csv<R: Row>(rows: &[R]) -> Result<Vec<u8>, csv::Error> {
@@ -151,17 +150,17 @@ struct Scenario {
 /// instead of one `results.json` document that a reader must hold whole.
 pub const JSON_LINES_PAST: usize = 10_000;
 
-/// The assumptions every figure rests on, as the head of a JSON results file.
+/// The assumptions every figure rests on, as the head of a JSON results file: the shipped
+/// behaviour profiles with their numbers and sources (each row names the ones it ran with).
 fn json_head() -> serde_json::Map<String, serde_json::Value> {
-    let untold: serde_json::Map<String, serde_json::Value> = FactKind::ALL
-        .iter()
-        .map(|k| (k.as_str().to_owned(), serde_json::json!(kept_untold(*k))))
-        .collect();
     let mut head = serde_json::Map::new();
-    head.insert("schema_version".into(), serde_json::json!(1));
+    head.insert("schema_version".into(), serde_json::json!(2));
     head.insert(
-        "summary_retention".into(),
-        serde_json::json!({"told_to_keep": KEPT_WHEN_TOLD, "not_told": untold}),
+        "profiles".into(),
+        serde_json::json!({
+            "summarizer": crate::sim::profile::summarizers(),
+            "model": crate::sim::profile::models(),
+        }),
     );
     head
 }

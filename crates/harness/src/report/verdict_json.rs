@@ -87,8 +87,14 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
         })
         .collect();
     let pick = suite.leaderboard.first().filter(|_| suite.pick.is_some());
+    let rows = verdicts
+        .iter()
+        .flat_map(|v| v.ranked.iter().chain(&v.disqualified))
+        .flat_map(|g| &g.configs)
+        .flat_map(|c| c.rows.iter().copied());
     json!({
-        "schema_version": 2,
+        "profiles": super::assumptions::profiles_json(rows),
+        "schema_version": 3,
         "objective": objective.figures(),
         "fact_cost_usd": objective.fact_cost,
         "tie": objective.tie,

@@ -1,7 +1,7 @@
 //! The simulated world a scenario runs in: the scripted model that plays it, the server in front
-//! of it that counts, bills and enforces the window, and the scripted summaries' retention.
+//! of it that counts, bills and enforces the window, and the behaviour profiles of the summarizer and the model.
 
 pub mod cache;
+pub mod profile;
 pub mod provider;
-pub mod retention;
 pub mod scripted;

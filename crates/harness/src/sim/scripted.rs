@@ -7,7 +7,7 @@
 //! writes summaries for `summarize`, keeping each fact of the span with a seeded probability.
 //! It checks the pairing rule on every request it receives.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use ctxbench_compact::message::{Message, Role};
 use ctxbench_compact::pairing::check_pairing;
@@ -19,8 +19,9 @@ use serde_json::{Map, Value, json};
 use crate::agent::model::{FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
 use crate::scenario::padding::{mix, padding};
 use crate::scenario::{PadStyle, Scenario, Step};
-use crate::sim::retention::{KEPT_WHEN_TOLD, kept_untold};
+use crate::sim::profile::{Behaviour, Summarizer};
 use crate::trace::CallKind;
+use ctxbench_compact::message::SUMMARY_PREFIX;
 
 /// How the ids of a refetch call's tool calls begin (`refetch_<request>_<step>_<k>`): what tells
 /// a refetch from an agent turn, in a history and over the wire.
@@ -43,6 +44,10 @@ pub struct ScriptedModel<'a> {
     /// Facts already refetched for the current step.
     refetched: BTreeSet<usize>,
     summaries: u64,
+    summarizer: Summarizer,
+    behaviour: Behaviour,
+    /// Facts a summary wrote altered, with the text it wrote.
+    distorted: BTreeMap<usize, String>,
 }
 
 impl<'a> ScriptedModel<'a> {
@@ -55,7 +60,17 @@ impl<'a> ScriptedModel<'a> {
             step: 0,
             refetched: BTreeSet::new(),
             summaries: 0,
+            summarizer: Summarizer::default(),
+            behaviour: Behaviour::default(),
+            distorted: BTreeMap::new(),
         }
+    }
+
+    /// The same model with these profiles for its summaries and for a missing fact.
+    pub fn with_profiles(mut self, summarizer: &Summarizer, behaviour: &Behaviour) -> ScriptedModel<'a> {
+        self.summarizer = summarizer.clone();
+        self.behaviour = behaviour.clone();
+        self
     }
 
     /// The step it will play next, as `(request, step)`.
@@ -134,24 +149,46 @@ impl<'a> ScriptedModel<'a> {
             .ok_or(ModelError::ScriptEnded)?;
         let step = request.steps.get(self.step).ok_or(ModelError::ScriptEnded)?;
         let missing: Vec<usize> = step.needs.iter().copied().filter(|&f| !self.present(f, req)).collect();
-        let refetch: Vec<usize> = missing
-            .iter()
-            .copied()
-            .filter(|f| self.scenario.facts[*f].refetch.is_some() && !self.refetched.contains(f))
-            .collect();
+        // What the model makes of each missing fact: an altered value it reads as the fact
+        // (wrong); else, when it notices, a fetch again where the tool can run; else a guess
+        // (wrong) or an answer without it (lost). Draws per request, step and fact.
+        let (mut refetch, mut lost, mut wrong) = (Vec::new(), Vec::new(), Vec::new());
+        for &f in &missing {
+            let fact = &self.scenario.facts[f];
+            let mut rng = ChaCha8Rng::seed_from_u64(mix(&[
+                self.seed,
+                0x7u64,
+                self.request as u64,
+                self.step as u64,
+                f as u64,
+            ]));
+            let model = &self.behaviour.0;
+            let (notice, guess) = (draw(&mut rng, model.notice), draw(&mut rng, model.guess));
+            if self.distorted.get(&f).is_some_and(|d| self.text_present(d, req)) {
+                wrong.push(f);
+            } else if notice && fact.refetch.is_some() && !self.refetched.contains(&f) {
+                refetch.push(f);
+            } else if !notice && guess {
+                wrong.push(f);
+            } else {
+                lost.push(f);
+            }
+        }
         if !refetch.is_empty() {
             return Ok(self.refetch_reply(&refetch));
         }
-        let lost: Vec<&str> = missing.iter().map(|&f| self.scenario.facts[f].value.as_str()).collect();
-        let message = step_message(step, &lost);
+        let hidden: Vec<&str> = lost
+            .iter()
+            .chain(&wrong)
+            .map(|&f| self.scenario.facts[f].value.as_str())
+            .collect();
+        let message = step_message(step, &hidden);
+        let names = |fs: &[usize]| -> Vec<String> { fs.iter().map(|&f| self.scenario.facts[f].name.clone()).collect() };
         let facts = FactReport {
             step: Some((self.request, self.step)),
-            needed: step
-                .needs
-                .iter()
-                .map(|&f| self.scenario.facts[f].name.clone())
-                .collect(),
-            lost: missing.iter().map(|&f| self.scenario.facts[f].name.clone()).collect(),
+            needed: names(&step.needs),
+            lost: names(&lost),
+            wrong: names(&wrong),
             refetched: Vec::new(),
         };
         self.step += 1;
@@ -166,7 +203,11 @@ impl<'a> ScriptedModel<'a> {
 
     /// Whether a fact's value is in the request: system prompt, any content, any arguments.
     fn present(&self, fact: usize, req: &ModelRequest<'_>) -> bool {
-        let value = self.scenario.facts[fact].value.as_str();
+        self.text_present(&self.scenario.facts[fact].value, req)
+    }
+
+    /// Whether `value` is in the request: system prompt, any content, any arguments.
+    fn text_present(&self, value: &str, req: &ModelRequest<'_>) -> bool {
         req.system.is_some_and(|s| s.text().contains(value))
             || req
                 .messages
@@ -207,7 +248,11 @@ impl<'a> ScriptedModel<'a> {
         }
     }
 
-    fn summary(&mut self, req: &ModelRequest<'_>) -> ModelReply {
+    /// A summary of the span, as the summarizer profile writes it: its length from the span
+    /// (earlier summaries in it repeated by `length.carry`), each fact of the span kept by the
+    /// profile's curve at the summary's size ratio and sometimes altered; or nothing usable, by
+    /// `fail`. Draws come from the seed and the summary's number.
+    fn summary(&mut self, req: &ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         let ask = req.summary.cloned().unwrap_or(ctxbench_compact::compact::SummaryAsk {
             keep: vec![],
             ratio: 0.1,
@@ -219,37 +264,56 @@ impl<'a> ScriptedModel<'a> {
             Some(span) if span.end <= req.messages.len() => &req.messages[span.clone()],
             _ => req.messages,
         };
-        let span: String = messages
+        let texts: Vec<String> = messages.iter().map(|m| m.text().into_owned()).collect();
+        let span = texts.join("\n");
+        let o200k = Bpe::o200k();
+        let earlier: u64 = texts
             .iter()
-            .map(|m| m.text().into_owned())
-            .collect::<Vec<_>>()
-            .join("\n");
-        let span_tokens = Bpe::o200k().text(&span);
-        let target = (span_tokens as f64 * ask.ratio).ceil() as u64;
+            .filter(|t| t.starts_with(SUMMARY_PREFIX))
+            .map(|t| o200k.text(t))
+            .sum();
+        let span_tokens = o200k.text(&span);
+        let profile = self.summarizer.0.clone();
+        let asked = ask.ratio * span_tokens.saturating_sub(earlier) as f64 + profile.length.carry * earlier as f64;
+        let target = (asked * profile.length.scale).ceil() as u64;
+        let ratio = target as f64 / span_tokens.max(1) as f64;
         self.summaries += 1;
         let mut rng = ChaCha8Rng::seed_from_u64(mix(&[self.seed, 0x5u64, self.summaries]));
+        if draw(&mut rng, profile.fail) {
+            return Err(ModelError::Other(format!(
+                "the summary came back unusable (summarizer profile {}: fail {})",
+                profile.name, profile.fail
+            )));
+        }
         let mut kept = Vec::new();
-        for fact in &self.scenario.facts {
-            // One draw per fact, present or not, so that one fact's presence does not shift another's luck.
-            let draw: f64 = rng.random();
-            if !span.contains(&fact.value) {
+        for (f, fact) in self.scenario.facts.iter().enumerate() {
+            // Draws per fact, present or not, so that one fact's presence does not shift another's luck.
+            let (keep, alter): (f64, f64) = (rng.random(), rng.random());
+            let altered = self.distorted.get(&f).filter(|d| span.contains(d.as_str())).cloned();
+            if !span.contains(&fact.value) && altered.is_none() {
                 continue;
             }
-            let p = if ask.keep.contains(&fact.kind) {
-                KEPT_WHEN_TOLD
-            } else {
-                kept_untold(fact.kind)
-            };
-            if draw < p {
-                kept.push(fact.value.clone());
+            if keep >= profile.keeps(fact.kind, ask.keep.contains(&fact.kind), ratio) {
+                continue;
             }
+            // An altered value stays altered; a true one is altered by `distort`.
+            let written = match altered {
+                Some(d) => d,
+                None if alter < profile.distort => {
+                    let d = distort(&fact.value);
+                    self.distorted.insert(f, d.clone());
+                    d
+                }
+                None => fact.value.clone(),
+            };
+            kept.push(written);
         }
         let mut text = if kept.is_empty() {
             "The user and the assistant discussed earlier requests.".to_owned()
         } else {
             format!("Key facts: {}.", kept.join("; "))
         };
-        let used = Bpe::o200k().text(&text);
+        let used = o200k.text(&text);
         if target > used {
             let mut body = padding(
                 PadStyle::Prose,
@@ -263,13 +327,40 @@ impl<'a> ScriptedModel<'a> {
             text.push(' ');
             text.push_str(&body);
         }
-        let facts = FactReport::default();
-        ModelReply {
+        Ok(ModelReply {
             message: Message::new(Role::Assistant, text),
             kind: CallKind::Summary,
             usage: Usage::default(),
-            facts,
-        }
+            facts: FactReport::default(),
+        })
+    }
+}
+
+/// A draw that comes out true with probability `p`; none is made when `p` is 0 or 1, so that a
+/// certain profile leaves the seed's stream as it was.
+fn draw(rng: &mut ChaCha8Rng, p: f64) -> bool {
+    if p <= 0.0 {
+        false
+    } else if p >= 1.0 {
+        true
+    } else {
+        rng.random::<f64>() < p
+    }
+}
+
+/// A value as a summary might garble it: its last letter or digit changed (`A-1234` → `A-1235`).
+fn distort(value: &str) -> String {
+    let mut chars: Vec<char> = value.chars().collect();
+    if let Some(c) = chars.iter_mut().rev().find(|c| c.is_ascii_alphanumeric()) {
+        *c = match *c {
+            '9' => '0',
+            'z' => 'a',
+            'Z' => 'A',
+            c => (c as u8 + 1) as char,
+        };
+        chars.into_iter().collect()
+    } else {
+        format!("{value}?")
     }
 }
 
@@ -300,7 +391,7 @@ impl Model for ScriptedModel<'_> {
     fn complete(&mut self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         check_pairing(request.messages).map_err(ModelError::Pairing)?;
         match request.kind {
-            CallKind::Summary => Ok(self.summary(&request)),
+            CallKind::Summary => self.summary(&request),
             CallKind::Agent | CallKind::Refetch => self.agent(&request),
         }
     }

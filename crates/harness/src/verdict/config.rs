@@ -82,15 +82,15 @@ impl<'a> Config<'a> {
         Estimate::of(&self.rows.iter().map(|r| figure(&r.metrics)).collect::<Vec<_>>())
     }
 
-    /// Facts lost per run.
+    /// Facts lost per run, those used wrong (a summary's altered value, a guess) among them.
     pub fn facts_lost(&self) -> Estimate {
-        self.mean_of(|m| m.facts_lost as f64)
+        self.mean_of(|m| m.facts_missed() as f64)
     }
 
-    /// The seeds in which it lost any fact.
+    /// The seeds in which it lost (or used wrong) any fact.
     pub fn lost_in(&self) -> Rate {
         Rate::new(
-            self.rows.iter().filter(|r| r.metrics.facts_lost > 0).count(),
+            self.rows.iter().filter(|r| r.metrics.facts_missed() > 0).count(),
             self.seeds(),
         )
     }

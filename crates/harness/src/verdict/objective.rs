@@ -119,10 +119,10 @@ impl Objective {
     /// A run's figure on `key` (`None`: a cost without a price).
     pub fn value(&self, key: Key, m: &RunMetrics) -> Option<f64> {
         match key {
-            Key::Facts => Some(m.facts_lost as f64),
+            Key::Facts => Some(m.facts_missed() as f64),
             Key::Cost => m
                 .cost_usd
-                .map(|c| c + self.fact_cost.unwrap_or(0.0) * m.facts_lost as f64),
+                .map(|c| c + self.fact_cost.unwrap_or(0.0) * m.facts_missed() as f64),
             Key::Tokens => Some(m.tokens_sent as f64),
             Key::Calls => Some(m.model_calls as f64),
         }

@@ -1,0 +1,390 @@
+//! Behaviour profiles (DESIGN §17): how the simulated summarizer keeps, alters and loses facts,
+//! and what the scripted model does when a fact it needs is gone. Named profiles ship in
+//! `profiles.toml`, every number with its source; a user's own file has the same shape.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::{Arc, LazyLock};
+
+use ctxbench_compact::fact::FactKind;
+use serde::{Deserialize, Serialize};
+
+/// The profiles that ship inside the crate.
+const TABLE: &str = include_str!("../../profiles.toml");
+
+/// Where a profile's numbers come from: a measurement (its URL) or an assumption (no URL).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Source {
+    /// Which numbers this source is for.
+    pub figures: String,
+    /// The page; empty for an assumption.
+    pub url: String,
+    /// The date it was checked.
+    pub checked: String,
+    /// What it says, in a line.
+    pub says: String,
+}
+
+/// Points `[ratio, p]`, interpolated linearly and flat past the ends.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(try_from = "Vec<[f64; 2]>", into = "Vec<[f64; 2]>")]
+pub struct Curve(Vec<[f64; 2]>);
+
+impl TryFrom<Vec<[f64; 2]>> for Curve {
+    type Error = String;
+
+    fn try_from(points: Vec<[f64; 2]>) -> Result<Curve, String> {
+        if points.is_empty() {
+            return Err("a curve needs at least one point [ratio, p]".into());
+        }
+        for pair in points.windows(2) {
+            if pair[1][0] <= pair[0][0] {
+                return Err(format!(
+                    "the ratios of a curve must rise: {} then {}",
+                    pair[0][0], pair[1][0]
+                ));
+            }
+        }
+        for [ratio, p] in &points {
+            if !(ratio.is_finite() && *ratio >= 0.0 && (0.0..=1.0).contains(p)) {
+                return Err(format!(
+                    "[{ratio}, {p}]: a ratio is 0 or more and a probability between 0 and 1"
+                ));
+            }
+        }
+        Ok(Curve(points))
+    }
+}
+
+impl From<Curve> for Vec<[f64; 2]> {
+    fn from(c: Curve) -> Vec<[f64; 2]> {
+        c.0
+    }
+}
+
+impl Curve {
+    /// The probability at `ratio`.
+    pub fn at(&self, ratio: f64) -> f64 {
+        let points = &self.0;
+        let (first, last) = (points[0], points[points.len() - 1]);
+        if ratio <= first[0] {
+            return first[1];
+        }
+        if ratio >= last[0] {
+            return last[1];
+        }
+        let k = points.iter().position(|p| p[0] > ratio).unwrap_or(points.len() - 1);
+        let ([x0, y0], [x1, y1]) = (points[k - 1], points[k]);
+        y0 + (y1 - y0) * (ratio - x0) / (x1 - x0)
+    }
+}
+
+/// How long a summary comes out.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Length {
+    /// The summary's size over the size asked for.
+    pub scale: f64,
+    /// The share of an earlier summary in the span that the new one repeats.
+    pub carry: f64,
+}
+
+/// How the simulated summarizer behaves.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummarizerProfile {
+    /// Its name (a shipped name, or `FILE.toml#NAME` for a user's).
+    #[serde(skip_deserializing)]
+    pub name: String,
+    /// What it stands for, in a line.
+    pub about: String,
+    /// The probability that a kept value comes out altered.
+    pub distort: f64,
+    /// The probability that a summary call returns nothing usable.
+    pub fail: f64,
+    /// How long a summary comes out.
+    pub length: Length,
+    /// Survival curves: `told` and one per fact kind.
+    pub keep: BTreeMap<String, Curve>,
+    /// Where the numbers come from.
+    #[serde(default)]
+    pub sources: Vec<Source>,
+}
+
+impl SummarizerProfile {
+    /// The probability that a summary of `ratio` keeps a fact of `kind` (`told`: the summary was
+    /// told to keep that kind).
+    pub fn keeps(&self, kind: FactKind, told: bool, ratio: f64) -> f64 {
+        let key = if told { "told" } else { kind.as_str() };
+        self.keep.get(key).map_or(0.0, |c| c.at(ratio))
+    }
+
+    /// The key numbers in a line: `published (keep number 0.50 at ratio 0.1, distort 0.03, fail 0.01, carry 0.5)`.
+    pub fn brief(&self) -> String {
+        format!(
+            "{} (a number kept at ratio 0.1: {:.2}; distort {}, fail {}, carry {})",
+            self.name,
+            self.keeps(FactKind::Number, false, 0.1),
+            self.distort,
+            self.fail,
+            self.length.carry
+        )
+    }
+
+    fn check(&self) -> Result<(), String> {
+        for (what, p) in [
+            ("distort", self.distort),
+            ("fail", self.fail),
+            ("length.carry", self.length.carry),
+        ] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("{what} = {p}: must be between 0 and 1"));
+            }
+        }
+        if !(self.length.scale.is_finite() && self.length.scale > 0.0) {
+            return Err(format!("length.scale = {}: must be above 0", self.length.scale));
+        }
+        for key in std::iter::once("told").chain(FactKind::ALL.iter().map(|k| k.as_str())) {
+            if !self.keep.contains_key(key) {
+                return Err(format!(
+                    "keep.{key} is missing: a curve [[ratio, p], …] for each kind and for told"
+                ));
+            }
+        }
+        if let Some(other) = self.keep.keys().find(|k| *k != "told" && FactKind::parse(k).is_none()) {
+            return Err(format!(
+                "keep.{other}: not a fact kind (told, id, number, decision, path, command, detail)"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What the scripted model does when a fact it needs is gone from its request.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelProfile {
+    /// Its name.
+    #[serde(skip_deserializing)]
+    pub name: String,
+    /// What it stands for, in a line.
+    pub about: String,
+    /// The probability that it notices (then fetches the fact again when its tool can run).
+    pub notice: f64,
+    /// When it does not notice, the probability that it guesses (a wrong answer) rather than
+    /// answering without the fact (lost).
+    pub guess: f64,
+    /// Where the numbers come from.
+    #[serde(default)]
+    pub sources: Vec<Source>,
+}
+
+impl ModelProfile {
+    /// The key numbers in a line.
+    pub fn brief(&self) -> String {
+        format!("{} (notices {}, guesses {})", self.name, self.notice, self.guess)
+    }
+
+    fn check(&self) -> Result<(), String> {
+        for (what, p) in [("notice", self.notice), ("guess", self.guess)] {
+            if !(0.0..=1.0).contains(&p) {
+                return Err(format!("{what} = {p}: must be between 0 and 1"));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Table {
+    #[serde(default)]
+    summarizer: BTreeMap<String, SummarizerProfile>,
+    #[serde(default)]
+    model: BTreeMap<String, ModelProfile>,
+}
+
+/// Reads profiles in the format of `profiles.toml`, each named `prefix` + its table name.
+fn parse_table(text: &str, prefix: &str) -> Result<Table, String> {
+    let mut table: Table = toml::from_str(text).map_err(|e| e.to_string().trim().replace('\n', " "))?;
+    for (name, p) in &mut table.summarizer {
+        p.name = format!("{prefix}{name}");
+        p.check().map_err(|e| format!("summarizer.{name}: {e}"))?;
+    }
+    for (name, p) in &mut table.model {
+        p.name = format!("{prefix}{name}");
+        p.check().map_err(|e| format!("model.{name}: {e}"))?;
+    }
+    Ok(table)
+}
+
+static SHIPPED: LazyLock<Table> =
+    LazyLock::new(|| parse_table(TABLE, "").unwrap_or_else(|e| unreachable!("profiles.toml is tested: {e}")));
+
+/// The shipped summarizer profiles, the default first.
+pub fn summarizers() -> Vec<&'static SummarizerProfile> {
+    let mut all: Vec<&SummarizerProfile> = SHIPPED.summarizer.values().collect();
+    all.sort_by_key(|p| (p.name != Summarizer::DEFAULT, p.name.clone()));
+    all
+}
+
+/// The shipped model profiles, the default first.
+pub fn models() -> Vec<&'static ModelProfile> {
+    let mut all: Vec<&ModelProfile> = SHIPPED.model.values().collect();
+    all.sort_by_key(|p| (p.name != Behaviour::DEFAULT, p.name.clone()));
+    all
+}
+
+/// Finds `NAME` among the shipped profiles, or reads `FILE.toml` (its only profile of the kind)
+/// or `FILE.toml#NAME`.
+fn find<T: Clone>(
+    spec: &str,
+    kind: &str,
+    shipped: &BTreeMap<String, T>,
+    of: fn(&Table) -> &BTreeMap<String, T>,
+) -> Result<T, String> {
+    let (file, name) = match spec.split_once('#') {
+        Some((file, name)) => (Some(file), Some(name)),
+        None if spec.ends_with(".toml") => (Some(spec), None),
+        None => (None, Some(spec)),
+    };
+    let Some(file) = file else {
+        let name = name.unwrap_or_default();
+        return shipped.get(name).cloned().ok_or_else(|| {
+            let known: Vec<&str> = shipped.keys().map(String::as_str).collect();
+            format!(
+                "{name:?} is not a shipped {kind} profile; known: {}, or a FILE.toml of your own",
+                known.join(", ")
+            )
+        });
+    };
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let table = parse_table(&text, &format!("{file}#")).map_err(|e| format!("{file}: {e}"))?;
+    let found = of(&table);
+    match name {
+        Some(name) => found
+            .get(name)
+            .cloned()
+            .ok_or_else(|| format!("{file} has no [{kind}.{name}] table")),
+        None if found.len() == 1 => Ok(found.values().next().cloned().expect("one")),
+        None => Err(format!(
+            "{file} holds {} {kind} profiles: name one, as {file}#NAME",
+            found.len()
+        )),
+    }
+}
+
+/// A summarizer profile as a run setting: shared, compared and written by name.
+#[derive(Clone, Debug)]
+pub struct Summarizer(pub Arc<SummarizerProfile>);
+
+impl Summarizer {
+    /// The default's name.
+    pub const DEFAULT: &'static str = "published";
+}
+
+impl Default for Summarizer {
+    fn default() -> Summarizer {
+        Summarizer(Arc::new(SHIPPED.summarizer[Summarizer::DEFAULT].clone()))
+    }
+}
+
+impl FromStr for Summarizer {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<Summarizer, String> {
+        find(spec, "summarizer", &SHIPPED.summarizer, |t| &t.summarizer).map(|p| Summarizer(Arc::new(p)))
+    }
+}
+
+/// A model profile as a run setting.
+#[derive(Clone, Debug)]
+pub struct Behaviour(pub Arc<ModelProfile>);
+
+impl Behaviour {
+    /// The default's name.
+    pub const DEFAULT: &'static str = "attentive";
+}
+
+impl Default for Behaviour {
+    fn default() -> Behaviour {
+        Behaviour(Arc::new(SHIPPED.model[Behaviour::DEFAULT].clone()))
+    }
+}
+
+impl FromStr for Behaviour {
+    type Err = String;
+
+    fn from_str(spec: &str) -> Result<Behaviour, String> {
+        find(spec, "model", &SHIPPED.model, |t| &t.model).map(|p| Behaviour(Arc::new(p)))
+    }
+}
+
+macro_rules! by_name {
+    ($t:ty) => {
+        impl PartialEq for $t {
+            fn eq(&self, other: &Self) -> bool {
+                self.0.name == other.0.name && *self.0 == *other.0
+            }
+        }
+
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0.name)
+            }
+        }
+    };
+}
+by_name!(Summarizer);
+by_name!(Behaviour);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_profiles_parse_and_every_one_has_sources() {
+        assert_eq!(summarizers()[0].name, "published");
+        assert_eq!(models()[0].name, "attentive");
+        assert!(summarizers().len() >= 3 && models().len() >= 2);
+        for p in summarizers() {
+            assert!(!p.sources.is_empty(), "{}", p.name);
+        }
+        for p in models() {
+            assert!(!p.sources.is_empty(), "{}", p.name);
+        }
+    }
+
+    #[test]
+    fn curves_interpolate_and_stay_flat_past_their_ends() {
+        let c = Curve::try_from(vec![[0.1, 0.2], [0.3, 0.6]]).expect("valid");
+        assert_eq!(c.at(0.0), 0.2);
+        assert!((c.at(0.2) - 0.4).abs() < 1e-12);
+        assert_eq!(c.at(0.9), 0.6);
+        assert!(Curve::try_from(vec![[0.3, 0.2], [0.1, 0.6]]).is_err());
+        assert!(Curve::try_from(vec![[0.3, 1.2]]).is_err());
+        // The published profile keeps more at a larger ratio.
+        let p = Summarizer::default();
+        assert!(p.0.keeps(FactKind::Number, false, 0.3) > p.0.keeps(FactKind::Number, false, 0.1));
+    }
+
+    #[test]
+    fn unknown_names_and_bad_files_say_what_to_do() {
+        let e = "nice".parse::<Summarizer>().expect_err("unknown");
+        assert!(e.contains("known: optimistic, pessimistic, published"), "{e}");
+        let dir = std::env::temp_dir().join(format!("ctxbench-profile-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let file = dir.join("mine.toml");
+        std::fs::write(&file, "[model.careful]\nabout = \"x\"\nnotice = 1.5\nguess = 0\n").expect("writes");
+        let e = file.display().to_string().parse::<Behaviour>().expect_err("1.5");
+        assert!(
+            e.contains("model.careful: notice = 1.5: must be between 0 and 1"),
+            "{e}"
+        );
+        std::fs::write(&file, "[model.careful]\nabout = \"x\"\nnotice = 0.9\nguess = 0\n").expect("writes");
+        let b: Behaviour = file.display().to_string().parse().expect("valid");
+        assert_eq!(b.to_string(), format!("{}#careful", file.display()));
+    }
+}
