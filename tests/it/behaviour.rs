@@ -26,6 +26,24 @@ fn runs(strategy: &str, seeds: u64, with: impl Fn(RunSettings) -> RunSettings) -
         .collect()
 }
 
+/// A file holding `[summarizer.NAME]` with one flat survival `keep` for every kind, `distort`
+/// and no failure, and the `tail` given (another table).
+pub fn profile_file(dir: &Path, name: &str, keep: f64, distort: f64, tail: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    let file = dir.join(format!("{name}.toml"));
+    let kinds = ["told", "decision", "path", "number", "id", "detail", "command"]
+        .map(|k| format!("{k} = [[0.0, {keep}]]"))
+        .join(", ");
+    std::fs::write(
+        &file,
+        format!(
+            "[summarizer.{name}]\nabout = \"flat\"\ndistort = {distort}\nfail = 0.0\nlength = {{ scale = 1.0, carry = 0.5 }}\nkeep = {{ {kinds} }}\n{tail}"
+        ),
+    )
+    .expect("writes");
+    file
+}
+
 fn mean(runs: &[RunMetrics], f: fn(&RunMetrics) -> usize) -> f64 {
     runs.iter().map(|m| f(m) as f64).sum::<f64>() / runs.len() as f64
 }
@@ -51,19 +69,13 @@ fn a_larger_summary_keeps_more_facts_over_forty_seeds() {
 /// that never notices a missing fact and always guesses makes every loss a wrong answer.
 #[test]
 fn garbled_values_and_guesses_are_wrong_facts() {
-    let dir = scratch("profiles-wrong");
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    let file = dir.join("garbles.toml");
-    let all = "[[0.0, 1.0]]";
-    std::fs::write(
-        &file,
-        format!(
-            "[summarizer.garbles]\nabout = \"keeps all, alters all\"\ndistort = 1.0\nfail = 0.0\nlength = {{ scale = 1.0, carry = 0.0 }}\n\
-             keep = {{ told = {all}, decision = {all}, path = {all}, number = {all}, id = {all}, detail = {all}, command = {all} }}\n\
-             [model.guesser]\nabout = \"never notices, always guesses\"\nnotice = 0.0\nguess = 1.0\n"
-        ),
-    )
-    .expect("writes");
+    let file = profile_file(
+        &scratch("profiles-wrong"),
+        "garbles",
+        1.0,
+        1.0,
+        "[model.guesser]\nabout = \"never notices, always guesses\"\nnotice = 0.0\nguess = 1.0\n",
+    );
     let garbles: Summarizer = format!("{}#garbles", file.display()).parse().expect("valid");
     let summarized = runs("summarize", 3, |s| RunSettings {
         summarizer: garbles.clone(),
@@ -110,17 +122,7 @@ fn profiles_are_listed_with_sources_and_a_users_own_is_named_everywhere() {
     );
 
     let dir = scratch("profiles-own");
-    std::fs::create_dir_all(&dir).expect("mkdir");
-    let file = dir.join("mine.toml");
-    let all = "[[0.0, 1.0]]";
-    std::fs::write(
-        &file,
-        format!(
-            "[summarizer.perfect]\nabout = \"keeps every fact\"\ndistort = 0.0\nfail = 0.0\nlength = {{ scale = 1.0, carry = 0.0 }}\n\
-             keep = {{ told = {all}, decision = {all}, path = {all}, number = {all}, id = {all}, detail = {all}, command = {all} }}\n"
-        ),
-    )
-    .expect("writes");
+    let file = profile_file(&dir, "perfect", 1.0, 0.0, "");
     let spec = file.display().to_string();
     let out = dir.join("out");
     let run = |summarizer: &str, out: &Path| {
@@ -169,4 +171,42 @@ fn profiles_are_listed_with_sources_and_a_users_own_is_named_everywhere() {
     // The default profile loses some over the same seeds.
     let default = run("published", &dir.join("default"));
     assert!(!default.contains(" 0/4 "), "{default}");
+}
+
+/// A pick that rests on a summary is checked under the other shipped summarizer profiles: on
+/// unfetchable-facts, `summarize` wins under the published profile and loses to `truncate` under
+/// the pessimistic one, and the verdict says so.
+#[test]
+fn a_pick_that_depends_on_the_summarizer_profile_says_so() {
+    let dir = scratch("profile-sensitivity");
+    let output = ctxbench()
+        .args([
+            "compare",
+            "scenarios/unfetchable-facts.json",
+            "--strategies",
+            "summarize,truncate,drop",
+        ])
+        .args(["--no-tune", "--no-plots", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(stdout.contains("other summarizer profiles"), "{stdout}");
+    let verdict: serde_json::Value = serde_json::from_slice(&read(dir.join("verdict.json"))).expect("JSON");
+    let s = &verdict["scenarios"][0];
+    assert_eq!(s["pick"], "summarize:keep=id/number/decision,ratio=0.1,aligned=false");
+    let profiles = s["sensitivity"]["summarizer_profiles"].as_array().expect("profiles");
+    let names: Vec<&str> = profiles.iter().filter_map(|p| p[0].as_str()).collect();
+    assert_eq!(names, ["summarizer optimistic", "summarizer pessimistic"]);
+    let pessimistic = &profiles[1][1];
+    assert!(
+        pessimistic.as_str().is_some_and(|p| !p.starts_with("summarize")),
+        "the pessimistic profile flips the pick: {pessimistic}"
+    );
+    assert_eq!(s["sensitivity"]["fragile"], true);
+    assert!(
+        stdout.contains("under summarizer pessimistic (its summaries keep facts at other rates)"),
+        "{stdout}"
+    );
 }

@@ -18,6 +18,13 @@ fn sweep(args: &[&str], out: &std::path::Path) -> (String, String) {
     )
 }
 
+/// The files of two sweeps are byte-identical.
+fn same_outputs(a: &std::path::Path, b: &std::path::Path) {
+    for file in ["results.csv", "results.json", "summary.md"] {
+        assert_eq!(read(a.join(file)), read(b.join(file)), "{file}");
+    }
+}
+
 #[test]
 fn a_thousand_configurations_whatever_the_threads() {
     // 11 scenarios × 2 strategies × 10 thresholds × 5 keeps, one seed each.
@@ -45,13 +52,7 @@ fn a_thousand_configurations_whatever_the_threads() {
         "{stdout}"
     );
     sweep(&[&grid[..], &["--jobs", "1"]].concat(), &dir.join("one"));
-    for file in ["results.csv", "results.json", "summary.md"] {
-        assert_eq!(
-            read(dir.join("two").join(file)),
-            read(dir.join("one").join(file)),
-            "{file}"
-        );
-    }
+    same_outputs(&dir.join("two"), &dir.join("one"));
     let csv = String::from_utf8(read(dir.join("two/results.csv"))).expect("UTF-8");
     assert_eq!(csv.lines().count(), 1101);
     // Rows are written in their final order as they are measured: nothing is sorted at the
@@ -245,13 +246,7 @@ fn seeds_auto_replicates_what_draws_whatever_the_threads() {
     ];
     let (stdout, stderr) = sweep(&[&grid[..], &["--jobs", "2"]].concat(), &dir.join("two"));
     sweep(&[&grid[..], &["--jobs", "1"]].concat(), &dir.join("one"));
-    for file in ["results.csv", "results.json", "summary.md"] {
-        assert_eq!(
-            read(dir.join("two").join(file)),
-            read(dir.join("one").join(file)),
-            "{file}"
-        );
-    }
+    same_outputs(&dir.join("two"), &dir.join("one"));
     let csv = String::from_utf8(read(dir.join("two/results.csv"))).expect("UTF-8");
     let rows = ctxbench_harness::report::read_csv(&csv).expect("rows");
     let configurations = ctxbench_harness::verdict::configs(&rows);

@@ -16,6 +16,7 @@ mod import;
 mod import_sessions;
 mod layers;
 mod plots;
+mod probes;
 mod properties;
 mod render;
 mod renders;

@@ -257,7 +257,7 @@ fn the_page_decides() {
         "no frontier of one seed beside the verdict's chart"
     );
     // Which pick under which price, the flips marked, and the win rate over seeds.
-    assert_eq!(page.matches("The pick under each price:").count(), 2);
+    assert_eq!(page.matches("The pick under each price").count(), 2);
     assert!(
         page.contains("<span class=\"cell flips\" title=\"flips\"><b>cache none</b>"),
         "lunch-break flips without a cache"

@@ -86,6 +86,18 @@ pub struct RunMetrics {
     /// guessed by a model that did not notice it was gone (the behaviour profiles).
     #[serde(default)]
     pub facts_wrong: usize,
+    /// Distinct facts, neither lost nor wrong, that a step used with the value they superseded
+    /// (the newer one gone from the request, the older one still there).
+    #[serde(default)]
+    pub facts_stale: usize,
+    /// Binding decisions (an approval, denial or correction the user gave) lost, used wrong or
+    /// stale.
+    #[serde(default)]
+    pub decisions_lost: usize,
+    /// The last summary's tokens over the first's (1 with one summary, 0 with none): how
+    /// summaries of summaries grow over the cycles.
+    #[serde(default)]
+    pub summary_growth: f64,
     /// Needs (uses of a fact by a step) of steps that ran.
     #[serde(default)]
     pub needs: usize,
@@ -97,7 +109,7 @@ pub struct RunMetrics {
     pub needs_unreached: usize,
     /// Needs fetched again.
     pub refetches: usize,
-    /// Answered requests whose final reply followed a lost need or a wrong value.
+    /// Answered requests whose final reply followed a lost need, a wrong value or a stale one.
     pub answers_wrong: usize,
     /// Requests in which the pipeline could not get under the limit.
     pub cannot_fit: usize,
@@ -106,9 +118,9 @@ pub struct RunMetrics {
 }
 
 impl RunMetrics {
-    /// Distinct facts lost or used wrong: what the objective's `facts` counts.
+    /// Distinct facts lost, used wrong or stale: what the objective's `facts` counts.
     pub fn facts_missed(&self) -> usize {
-        self.facts_lost + self.facts_wrong
+        self.facts_lost + self.facts_wrong + self.facts_stale
     }
 }
 
@@ -124,6 +136,8 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
     let mut lost_in = BTreeSet::new();
     let mut facts_lost: BTreeSet<&str> = BTreeSet::new();
     let mut facts_wrong: BTreeSet<&str> = BTreeSet::new();
+    let mut facts_stale: BTreeSet<&str> = BTreeSet::new();
+    let mut summaries: Vec<u64> = Vec::new();
     // Costs are summed exactly, in picodollars.
     let mut cost: Option<u128> = None;
     for r in trace {
@@ -172,8 +186,12 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         m.needs_unmet += r.lost.len();
         facts_lost.extend(r.lost.iter().map(String::as_str));
         facts_wrong.extend(r.wrong.iter().map(String::as_str));
+        facts_stale.extend(r.stale.iter().map(String::as_str));
+        if r.summary.is_some() {
+            summaries.push(r.completion_tokens);
+        }
         m.refetches += r.refetched.len();
-        if !r.lost.is_empty() || !r.wrong.is_empty() {
+        if !r.lost.is_empty() || !r.wrong.is_empty() || !r.stale.is_empty() {
             lost_in.insert(r.request);
         }
     }
@@ -186,6 +204,23 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
     m.needs_unreached = total_needs - m.needs.min(total_needs);
     m.facts_lost = facts_lost.len();
     m.facts_wrong = facts_wrong.difference(&facts_lost).count();
+    m.facts_stale = facts_stale
+        .iter()
+        .filter(|f| !facts_lost.contains(*f) && !facts_wrong.contains(*f))
+        .count();
+    m.decisions_lost = scenario
+        .facts
+        .iter()
+        .filter(|f| f.binding)
+        .filter(|f| {
+            let name = f.name.as_str();
+            facts_lost.contains(name) || facts_wrong.contains(name) || facts_stale.contains(name)
+        })
+        .count();
+    m.summary_growth = match (summaries.first(), summaries.last()) {
+        (Some(&first), Some(&last)) if first > 0 => (last as f64 / first as f64 * 1e6).round() / 1e6,
+        _ => 0.0,
+    };
     m.cost_usd = cost.map(dollars);
     // To the millisecond: what the clock's sums carry below it is float noise.
     m.elapsed_s = (m.elapsed_s * 1000.0).round() / 1000.0;

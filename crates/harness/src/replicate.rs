@@ -420,6 +420,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
                     cache: alt.cache.clone(),
                     rows: crate::verdict::repriced(&out.ranked, &alt),
                     resimulated: None,
+                    summarizer: false,
                 });
                 continue;
             }
@@ -440,6 +441,55 @@ pub fn replicate<E: From<SettingsError> + Send>(
                 cache: alt.cache,
                 rows,
                 resimulated: Some(list.len()),
+                summarizer: false,
+            });
+        }
+    }
+    // Whether each verdict holds under the other shipped summarizer profiles: the configurations
+    // that summarize run again on their seeds; the others' figures cannot depend on it.
+    let summarizes = |c: usize| {
+        let settings = &first[chosen[c].0].settings;
+        settings.strategy.stages.iter().any(|s| s.name() == "summarize")
+    };
+    if (0..chosen.len()).any(summarizes) {
+        let run_profile = &first[chosen[0].0].settings.summarizer;
+        for profile in crate::sim::profile::summarizers() {
+            if profile.name == run_profile.0.name {
+                continue;
+            }
+            let summarizer = crate::sim::profile::Summarizer(std::sync::Arc::new(profile.clone()));
+            let runs: Vec<(usize, Job<'_>)> = jobs_over(None, true)
+                .into_iter()
+                .filter(|(c, _)| summarizes(*c))
+                .map(|(c, mut job)| {
+                    job.settings.summarizer = summarizer.clone();
+                    (c, job)
+                })
+                .collect();
+            let jobs: Vec<Job<'_>> = runs.iter().map(|(_, j)| j.clone()).collect();
+            let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); chosen.len()];
+            let all = phase::<E>(&mut out, &jobs, plan, stop, Phase::Prices, progress, &mut |j, r, _| {
+                again[runs[j].0].push(family(runs[j].0, &r));
+                Ok(())
+            })?;
+            if !all {
+                return Ok(out);
+            }
+            let rows = (0..chosen.len())
+                .flat_map(|c| {
+                    if summarizes(c) {
+                        std::mem::take(&mut again[c])
+                    } else {
+                        rows_of[c].iter().map(|r| family(c, r)).collect()
+                    }
+                })
+                .collect();
+            out.alternatives.push(Alternative {
+                name: format!("summarizer {}", profile.name),
+                cache: plan.cache.clone(),
+                rows,
+                resimulated: Some(list.len()),
+                summarizer: true,
             });
         }
     }

@@ -4,6 +4,21 @@
 
 use serde::{Deserialize, Serialize};
 
+/// One summary written: a cycle of compaction by summary, what its span held and what it kept.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummaryCycle {
+    /// The summary's number in the run, from 1.
+    pub cycle: u64,
+    /// Its size over its span's (tokens over tokens).
+    pub ratio: f64,
+    /// The span's tokens.
+    pub span_tokens: u64,
+    /// Facts of the span the summary kept (verbatim or altered).
+    pub kept: Vec<String>,
+    /// Facts of the span it left out.
+    pub dropped: Vec<String>,
+}
+
 /// The trace format's version; bump it when a field changes meaning or goes away.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -146,6 +161,12 @@ pub struct CallRecord {
     /// Of those, facts used with a wrong value (altered by a summary, or guessed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wrong: Vec<String>,
+    /// Of those, facts used with the value they superseded (the newer one was gone).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stale: Vec<String>,
+    /// A summary call's cycle: its size ratio and which facts of its span it kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<SummaryCycle>,
     /// Facts this call fetched again.
     pub refetched: Vec<String>,
 }

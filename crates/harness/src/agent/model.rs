@@ -53,7 +53,7 @@ pub struct Usage {
 }
 
 /// What a scripted model knows of the facts behind a reply (a live model reports none).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FactReport {
     /// The scenario step this reply played, if any.
     pub step: Option<(usize, usize)>,
@@ -63,6 +63,10 @@ pub struct FactReport {
     pub lost: Vec<String>,
     /// Of those, facts the step used a wrong value for: one a summary altered, or a guess.
     pub wrong: Vec<String>,
+    /// Of those, facts the step used the superseded value of.
+    pub stale: Vec<String>,
+    /// For a summary: what its span held and what it kept.
+    pub summary: Option<crate::trace::SummaryCycle>,
     /// Facts this reply asks the tools for again.
     pub refetched: Vec<String>,
 }

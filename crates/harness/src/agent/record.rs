@@ -85,6 +85,8 @@ pub fn call_record(
         needed: Vec::new(),
         lost: Vec::new(),
         wrong: Vec::new(),
+        stale: Vec::new(),
+        summary: None,
         refetched: Vec::new(),
     };
     match outcome {
@@ -123,6 +125,8 @@ pub fn call_record(
             record.needed.clone_from(&reply.facts.needed);
             record.lost.clone_from(&reply.facts.lost);
             record.wrong.clone_from(&reply.facts.wrong);
+            record.stale.clone_from(&reply.facts.stale);
+            record.summary.clone_from(&reply.facts.summary);
             record.refetched.clone_from(&reply.facts.refetched);
         }
         Err(ModelError::ContextWindowExceeded { needed, .. }) => {

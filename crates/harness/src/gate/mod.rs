@@ -6,7 +6,8 @@
 //! that differ are named (a team changed its threshold, say). Every gated figure is "lower is
 //! better" but the cache hit rate: `tokens_sent`, `model_calls`, `peak_request_tokens`,
 //! `cost_usd` and `elapsed_s` may grow within the tolerance, `cache_hit_rate` fall within it;
-//! `facts_lost`, `overflows`, `pairing_errors` and `answers_wrong` may not grow at all. A run
+//! `facts_lost`, `facts_wrong`, `facts_stale`, `decisions_lost`, `overflows`, `pairing_errors` and
+//! `answers_wrong` may not grow at all. A run
 //! that completes where it stopped before is improved (one that stops now, regressed), and its
 //! cost figures are not compared: a stopped run sent less. `exact` gates every figure with no
 //! tolerance, improvements included.
@@ -34,7 +35,15 @@ pub const GROWTH_FIGURES: [&str; 5] = [
 /// Figures where higher is better, that may fall by the tolerance.
 pub const FALLING_FIGURES: [&str; 1] = ["cache_hit_rate"];
 /// Figures that may not grow at all.
-pub const STRICT_FIGURES: [&str; 4] = ["facts_lost", "overflows", "pairing_errors", "answers_wrong"];
+pub const STRICT_FIGURES: [&str; 7] = [
+    "facts_lost",
+    "facts_wrong",
+    "facts_stale",
+    "decisions_lost",
+    "overflows",
+    "pairing_errors",
+    "answers_wrong",
+];
 
 /// How much a figure may grow.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -303,6 +303,10 @@ impl HttpModel {
                 needed: names("ctxbench_facts_needed"),
                 lost: names("ctxbench_facts_lost"),
                 wrong: names("ctxbench_facts_wrong"),
+                stale: names("ctxbench_facts_stale"),
+                summary: usage
+                    .get("ctxbench_summary")
+                    .and_then(|v| serde_json::from_value(v.clone()).ok()),
                 refetched: names("ctxbench_facts_refetched"),
             },
         })

@@ -6,7 +6,8 @@
 //! What ctxbench adds to the wire, all optional: the call's kind in the header `X-Ctxbench-Kind:
 //! agent|summary` (absent = agent), a summary's ask in `X-Ctxbench-Summary: ratio=0.1;keep=id,number`,
 //! and in a reply's `usage` the scripted model's view of the facts: `ctxbench_step`,
-//! `ctxbench_facts_needed`, `ctxbench_facts_lost`, `ctxbench_facts_refetched`. A refetch call's
+//! `ctxbench_facts_needed`, `ctxbench_facts_lost`, `ctxbench_facts_refetched` (and, when they
+//! happen, `ctxbench_facts_wrong`, `ctxbench_facts_stale`, and a summary's `ctxbench_summary`). A refetch call's
 //! tool-call ids start with `refetch_`.
 
 mod client;

@@ -66,6 +66,12 @@ fn ctxbench_usage(usage: &mut Map<String, Value>, record: &CallRecord) {
     if !record.wrong.is_empty() {
         usage.insert("ctxbench_facts_wrong".into(), json!(record.wrong));
     }
+    if !record.stale.is_empty() {
+        usage.insert("ctxbench_facts_stale".into(), json!(record.stale));
+    }
+    if let Some(cycle) = &record.summary {
+        usage.insert("ctxbench_summary".into(), json!(cycle));
+    }
     usage.insert("ctxbench_facts_refetched".into(), json!(record.refetched));
 }
 

@@ -52,20 +52,16 @@ pub fn assumptions_html(rows: &[ResultRow], escape: fn(&str) -> String) -> Strin
     let mut out = String::from(
         "<details class=\"assumptions\" open><summary>Assumptions: how the simulated summarizer and model behave (<code>ctxbench profiles</code>)</summary>\n<ul>\n",
     );
-    for s in &summarizers {
+    let items = summarizers
+        .iter()
+        .map(|s| ("summarizer", s.0.brief(), &s.0.about, &s.0.sources))
+        .chain(models.iter().map(|m| ("model", m.0.brief(), &m.0.about, &m.0.sources)));
+    for (kind, brief, about, from) in items {
         out.push_str(&format!(
-            "<li>summarizer <b>{}</b>: {}; {}</li>\n",
-            escape(&s.0.brief()),
-            escape(&s.0.about),
-            sources(&s.0.sources)
-        ));
-    }
-    for m in &models {
-        out.push_str(&format!(
-            "<li>model <b>{}</b>: {}; {}</li>\n",
-            escape(&m.0.brief()),
-            escape(&m.0.about),
-            sources(&m.0.sources)
+            "<li>{kind} <b>{}</b>: {}; {}</li>\n",
+            escape(&brief),
+            escape(about),
+            sources(from)
         ));
     }
     out.push_str("</ul></details>\n");

@@ -410,8 +410,13 @@ fn sensitivity_strip(v: &Verdict<'_>, labels: &Labels) -> String {
         return String::new();
     };
     let pick = v.pick().map(|p| p.strategy());
-    let mut out = String::from("<div class=\"strip\"><span class=\"strip-title\">The pick under each price:</span>");
-    for (price, picked) in &s.prices {
+    let title = if s.profiles.is_empty() {
+        "The pick under each price:"
+    } else {
+        "The pick under each price and summarizer profile:"
+    };
+    let mut out = format!("<div class=\"strip\"><span class=\"strip-title\">{title}</span>");
+    for (price, picked) in s.prices.iter().chain(&s.profiles) {
         let holds = picked == &pick;
         let name = picked
             .as_deref()

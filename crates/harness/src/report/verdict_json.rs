@@ -61,6 +61,8 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
                     "prices": s.prices,
                     "holds": s.holds,
                     "of": s.of,
+                    "summarizer_profiles": s.profiles,
+                    "summarizer_profiles_hold": s.profiles_hold,
                     "flips": s.flips,
                     "seed_win_rate": s.seed_win_rate,
                     "seeds": s.seeds,

@@ -147,6 +147,13 @@ pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Label
 /// reached)".
 pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
     let mut text = format!("holds under {} of {} prices", s.holds, s.of);
+    if !s.profiles.is_empty() {
+        text.push_str(&format!(
+            ", {} of {} other summarizer profiles",
+            s.profiles_hold,
+            s.profiles.len()
+        ));
+    }
     if let Some(rate) = s.seed_win_rate {
         let wins = (rate * s.seeds as f64).round() as usize;
         text.push_str(&format!(" and wins in {wins} of {} seeds", s.seeds));

@@ -94,6 +94,12 @@ pub(crate) struct PadSpec {
 pub(crate) struct FactSpec {
     pub value: String,
     pub kind: super::FactKind,
+    /// The fact this one replaces: the same thing with a new value (a probe of stale values).
+    #[serde(default)]
+    pub supersedes: Option<String>,
+    /// A decision the user gave (an approval, denial or correction) that must survive.
+    #[serde(default)]
+    pub binding: bool,
 }
 
 /// One request: the user's message and what the model does.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::file::{PadSpec, ScenarioFile, StepSpec};
 use super::padding::{mix, name_seed, padding};
-use super::{Fact, FixtureResult, PlannedCall, Request, Scenario, Step, Tool};
+use super::{Fact, FactKind, FixtureResult, PlannedCall, Request, Scenario, Step, Tool};
 use crate::agent::tools::Tools;
 use crate::billing::logged::LoggedUsage;
 use crate::error::Error;
@@ -100,12 +100,36 @@ impl Loader<'_> {
                     format!("two facts have the value {:?}; give each fact its own", spec.value),
                 ));
             }
+            if spec.binding && spec.kind != FactKind::Decision {
+                return Err(self.err(
+                    None,
+                    None,
+                    format!(
+                        "fact {name:?} is binding but of kind {}; only a decision can be binding",
+                        spec.kind.as_str()
+                    ),
+                ));
+            }
             self.facts.push(Fact {
                 name: name.clone(),
                 value: spec.value.clone(),
                 kind: spec.kind,
                 refetch: None,
+                supersedes: None,
+                binding: spec.binding,
             });
+        }
+        for (f, (name, spec)) in file.facts.iter().enumerate() {
+            if let Some(old) = &spec.supersedes {
+                let Some(o) = self.facts.iter().position(|x| x.name == *old).filter(|&o| o != f) else {
+                    return Err(self.err(
+                        None,
+                        None,
+                        format!("fact {name:?} supersedes {old:?}, which is not another fact of \"facts\""),
+                    ));
+                };
+                self.facts[f].supersedes = Some(o);
+            }
         }
         let preamble = file
             .preamble

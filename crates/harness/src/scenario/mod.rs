@@ -80,6 +80,11 @@ pub struct Fact {
     /// The call that can fetch it again, when its first appearance is the result of a tool
     /// marked `refetchable`: `(tool, arguments)`.
     pub refetch: Option<(String, String)>,
+    /// The fact this one replaces (its index): a step that needs this one and finds only the
+    /// older value uses a stale value.
+    pub supersedes: Option<usize>,
+    /// A decision the user gave that must survive: losing it counts in `decisions_lost`.
+    pub binding: bool,
 }
 
 /// One call the scripted model makes.

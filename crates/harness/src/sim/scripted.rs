@@ -152,9 +152,15 @@ impl<'a> ScriptedModel<'a> {
         // What the model makes of each missing fact: an altered value it reads as the fact
         // (wrong); else, when it notices, a fetch again where the tool can run; else a guess
         // (wrong) or an answer without it (lost). Draws per request, step and fact.
-        let (mut refetch, mut lost, mut wrong) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut refetch, mut lost, mut wrong, mut stale) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for &f in &missing {
             let fact = &self.scenario.facts[f];
+            // The value it replaced is there: the model takes it for the fact, and nothing tells
+            // it otherwise.
+            if let Some(old) = fact.supersedes.filter(|&o| self.present(o, req)) {
+                stale.push((f, old));
+                continue;
+            }
             let mut rng = ChaCha8Rng::seed_from_u64(mix(&[
                 self.seed,
                 0x7u64,
@@ -177,19 +183,28 @@ impl<'a> ScriptedModel<'a> {
         if !refetch.is_empty() {
             return Ok(self.refetch_reply(&refetch));
         }
-        let hidden: Vec<&str> = lost
+        let facts_of = &self.scenario.facts;
+        let mut swaps: Vec<(&str, &str)> = lost
             .iter()
             .chain(&wrong)
-            .map(|&f| self.scenario.facts[f].value.as_str())
+            .map(|&f| (facts_of[f].value.as_str(), UNKNOWN))
             .collect();
-        let message = step_message(step, &hidden);
+        swaps.extend(
+            stale
+                .iter()
+                .map(|&(f, o)| (facts_of[f].value.as_str(), facts_of[o].value.as_str())),
+        );
+        let message = step_message(step, &swaps);
+        let stale: Vec<usize> = stale.into_iter().map(|(f, _)| f).collect();
         let names = |fs: &[usize]| -> Vec<String> { fs.iter().map(|&f| self.scenario.facts[f].name.clone()).collect() };
         let facts = FactReport {
             step: Some((self.request, self.step)),
             needed: names(&step.needs),
             lost: names(&lost),
             wrong: names(&wrong),
+            stale: names(&stale),
             refetched: Vec::new(),
+            summary: None,
         };
         self.step += 1;
         self.refetched.clear();
@@ -286,6 +301,12 @@ impl<'a> ScriptedModel<'a> {
             )));
         }
         let mut kept = Vec::new();
+        let mut cycle = crate::trace::SummaryCycle {
+            cycle: self.summaries,
+            ratio: (ratio * 1e6).round() / 1e6,
+            span_tokens,
+            ..Default::default()
+        };
         for (f, fact) in self.scenario.facts.iter().enumerate() {
             // Draws per fact, present or not, so that one fact's presence does not shift another's luck.
             let (keep, alter): (f64, f64) = (rng.random(), rng.random());
@@ -294,8 +315,10 @@ impl<'a> ScriptedModel<'a> {
                 continue;
             }
             if keep >= profile.keeps(fact.kind, ask.keep.contains(&fact.kind), ratio) {
+                cycle.dropped.push(fact.name.clone());
                 continue;
             }
+            cycle.kept.push(fact.name.clone());
             // An altered value stays altered; a true one is altered by `distort`.
             let written = match altered {
                 Some(d) => d,
@@ -331,7 +354,10 @@ impl<'a> ScriptedModel<'a> {
             message: Message::new(Role::Assistant, text),
             kind: CallKind::Summary,
             usage: Usage::default(),
-            facts: FactReport::default(),
+            facts: FactReport {
+                summary: Some(cycle),
+                ..FactReport::default()
+            },
         })
     }
 }
@@ -364,9 +390,14 @@ fn distort(value: &str) -> String {
     }
 }
 
-/// The assistant message a step writes, with every lost value replaced by `[unknown]`.
-fn step_message(step: &Step, lost: &[&str]) -> Message {
-    let hide = |text: &str| lost.iter().fold(text.to_owned(), |t, value| t.replace(value, UNKNOWN));
+/// The assistant message a step writes, each `(value, instead)` swapped: a lost value for
+/// `[unknown]`, a stale one for the value it superseded.
+fn step_message(step: &Step, swaps: &[(&str, &str)]) -> Message {
+    let hide = |text: &str| {
+        swaps
+            .iter()
+            .fold(text.to_owned(), |t, (value, instead)| t.replace(value, instead))
+    };
     let mut body = Map::new();
     body.insert("role".into(), Value::String("assistant".into()));
     body.insert(

@@ -23,6 +23,8 @@ pub struct Alternative {
     pub rows: Vec<ResultRow>,
     /// Whether they were simulated again (the cache differs), and on how many seeds.
     pub resimulated: Option<usize>,
+    /// A summarizer profile's runs (the name is the profile's), not another price's.
+    pub summarizer: bool,
 }
 
 /// What another price picks instead, and why where it can be said.
@@ -45,7 +47,11 @@ pub struct Sensitivity {
     pub holds: usize,
     /// Prices checked.
     pub of: usize,
-    /// The prices that flip it.
+    /// Each other summarizer profile checked (when a summarizing run is in play), with its pick.
+    pub profiles: Vec<(String, Option<String>)>,
+    /// Profiles under which the pick holds.
+    pub profiles_hold: usize,
+    /// The prices and profiles that flip it.
     pub flips: Vec<Flip>,
     /// The share of seeds in which the pick wins on that seed's runs alone (`None`: one seed).
     pub seed_win_rate: Option<f64>,
@@ -107,25 +113,35 @@ pub fn sensitivities(
         .map(|v| {
             let pick = v.pick()?;
             let name = pick.strategy();
-            let mut prices = Vec::new();
+            let (mut prices, mut profiles) = (Vec::new(), Vec::new());
             let mut flips = Vec::new();
+            let (mut price_flips, mut profile_flips) = (0, 0);
             for (alt, vs) in &under {
                 let other = vs.iter().find(|w| w.scenario == v.scenario);
                 let picked = other.and_then(|w| w.pick()).map(Config::strategy);
-                if picked.as_deref() != Some(name.as_str()) {
+                let flipped = picked.as_deref() != Some(name.as_str());
+                if flipped {
                     flips.push(Flip {
                         price: alt.name.clone(),
                         pick: picked.clone(),
                         cause: cause(pick, alt),
                     });
                 }
-                prices.push((alt.name.clone(), picked));
+                if alt.summarizer {
+                    profile_flips += usize::from(flipped);
+                    profiles.push((alt.name.clone(), picked));
+                } else {
+                    price_flips += usize::from(flipped);
+                    prices.push((alt.name.clone(), picked));
+                }
             }
             let (wins, seeds) = seed_wins(v, objective, &name);
             let seed_win_rate = (seeds > 1).then(|| wins as f64 / seeds as f64);
             Some(Sensitivity {
-                holds: prices.len() - flips.len(),
+                holds: prices.len() - price_flips,
                 of: prices.len(),
+                profiles_hold: profiles.len() - profile_flips,
+                profiles,
                 fragile: !flips.is_empty() || seed_win_rate.is_some_and(|w| w < STABLE_SEEDS),
                 prices,
                 flips,
@@ -136,8 +152,11 @@ pub fn sensitivities(
         .collect()
 }
 
-/// Why a price flips a pick, where it can be said.
+/// Why a price or profile flips a pick, where it can be said.
 fn cause(pick: &Config<'_>, alt: &Alternative) -> Option<String> {
+    if alt.summarizer {
+        return Some("its summaries keep facts at other rates".into());
+    }
     let peak = pick
         .rows
         .iter()
