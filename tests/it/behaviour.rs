@@ -210,3 +210,36 @@ fn a_pick_that_depends_on_the_summarizer_profile_says_so() {
         "{stdout}"
     );
 }
+
+/// A sweep over the summary's ratio finds a trade: the frontier of cost against facts lost has
+/// more than one point on its front, a larger summary costing more and losing less.
+#[test]
+fn a_sweep_over_the_ratio_draws_a_frontier_of_cost_against_facts_lost() {
+    let dir = scratch("ratio-sweep");
+    let output = ctxbench()
+        .args(["sweep", "scenarios/unfetchable-facts.json", "--strategies", "summarize"])
+        .args(["--param", "summarize.ratio=0.05,0.1,0.2,0.3", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let csv = String::from_utf8(read(dir.join("results.csv"))).expect("UTF-8");
+    let rows = ctxbench_harness::report::read_csv(&csv).expect("rows");
+    let chart = ctxbench_harness::plot::frontier("unfetchable-facts", &ctxbench_harness::plot::points(&rows))
+        .expect("a frontier");
+    assert_eq!(chart.title, "unfetchable-facts: cost against facts lost");
+    assert_eq!(
+        chart.series[0].points.len(),
+        4,
+        "one point a ratio, at its means over 20 seeds"
+    );
+    let front = &chart.series[1].points;
+    assert!(front.len() >= 2, "a trade, not one winner: {front:?}");
+    for pair in front.windows(2) {
+        assert!(
+            pair[1].0 > pair[0].0 && pair[1].1 < pair[0].1,
+            "dearer loses less: {front:?}"
+        );
+    }
+    assert!(dir.join("plots/frontier-unfetchable-facts.svg").exists());
+}

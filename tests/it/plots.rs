@@ -218,7 +218,8 @@ fn the_bill_stacks_each_calls_cost_and_the_flip_shows_against_tokens() {
     }
 }
 
-/// A configuration run over several seeds is one point of the frontier, at its means.
+/// A configuration run over several seeds is one point of the frontier, at its means (cost,
+/// since the runs are priced).
 #[test]
 fn seeds_of_a_configuration_are_one_point_at_their_means() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/unfetchable-facts.json");
@@ -241,8 +242,9 @@ fn seeds_of_a_configuration_are_one_point_at_their_means() {
     for (k, strategy) in ["drop", "summarize"].iter().enumerate() {
         let runs = &rows[k * 6..(k + 1) * 6];
         let mean = |f: fn(&ResultRow) -> f64| runs.iter().map(f).sum::<f64>() / 6.0;
+        // Priced runs: cost against facts lost.
         let at = (
-            mean(|r| r.metrics.tokens_sent as f64),
+            mean(|r| r.metrics.cost_usd.expect("priced")),
             mean(|r| r.metrics.facts_lost as f64),
         );
         assert!(

@@ -118,3 +118,37 @@ fn drift_over_many_summaries_follows_the_profile_cycle_by_cycle() {
         );
     }
 }
+
+/// Probes are validated like the rest of a scenario: a binding fact that is not a decision, or a
+/// supersedes that names no other fact, is named with what to do, exit 2.
+#[test]
+fn bad_probes_are_named() {
+    let dir = scratch("bad-probes");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/probes/changed-address.json"))
+            .expect("reads");
+    for (from, to, expect) in [
+        (
+            r#""supersedes": "old_address""#,
+            r#""supersedes": "address""#,
+            r#"fact "new_address" supersedes "address", which is not another fact"#,
+        ),
+        (
+            r#""supersedes": "old_address""#,
+            r#""binding": true"#,
+            r#"fact "new_address" is binding but of kind detail; only a decision can be binding"#,
+        ),
+    ] {
+        let file = dir.join("bad.json");
+        std::fs::write(&file, text.replace(from, to)).expect("writes");
+        let output = crate::cmd::ctxbench()
+            .arg("validate")
+            .arg(&file)
+            .output()
+            .expect("runs");
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expect) && stderr.contains("bad.json"), "{stderr}");
+    }
+}

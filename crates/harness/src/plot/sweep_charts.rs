@@ -114,8 +114,9 @@ pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
     front
 }
 
-/// The frontier: tokens sent against facts lost, every completed configuration a point, the
-/// Pareto front drawn and labelled. Stopped runs are left out.
+/// The frontier: cost (tokens sent when unpriced) against facts lost, every completed
+/// configuration a point at its means, the Pareto front drawn and labelled. Stopped runs are
+/// left out.
 pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
     let rows: Vec<&Point<'_>> = points
         .iter()
@@ -125,12 +126,21 @@ pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
     if rows.len() < 2 {
         return None;
     }
-    let points: Vec<(f64, f64)> = rows.iter().map(|p| (p.tokens, p.facts)).collect();
+    let priced = rows.iter().all(|p| p.cost.is_some());
+    let points: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|p| (if priced { p.cost.unwrap_or(0.0) } else { p.tokens }, p.facts))
+        .collect();
+    let (spend, axis) = if priced {
+        ("cost", "cost (US dollars)")
+    } else {
+        ("tokens sent", "tokens sent (true tokens)")
+    };
     let mut chart = Chart::new(
         scenario,
         format!("frontier-{}", safe(scenario)),
-        format!("{scenario}: tokens sent against facts lost"),
-        "tokens sent (true tokens)",
+        format!("{scenario}: {spend} against facts lost"),
+        axis,
         "facts lost (mean over the seeds)",
     );
     chart.series.push(Series {
@@ -146,13 +156,12 @@ pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
     });
     for &i in &front {
         let k = &rows[i].row.settings;
-        // Stage names only: the full canonical name is in results.csv.
-        let stages: Vec<&str> = k.strategy.stages.iter().map(|s| s.name()).collect();
+        // The short name (parameters away from their defaults): the full one is in results.csv.
         chart.labels.push(Label {
             at: points[i],
             text: format!(
                 "{} · threshold {} · keep {}",
-                stages.join("+"),
+                k.strategy.brief(),
                 k.threshold,
                 k.keep_recent_turns
             ),
