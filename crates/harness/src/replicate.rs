@@ -68,10 +68,8 @@ impl Seeds {
     /// drew at random (the scripted model draws when it writes a summary, and, under a model
     /// profile that is not certain, when a fact it needs is gone).
     pub fn replicates(&self, scenario: &Scenario, settings: &RunSettings, first: &RunMetrics) -> bool {
-        let model = &settings.model_profile.0;
-        let certain = |p: f64| p == 0.0 || p == 1.0;
-        let model_drew = !(certain(model.notice) && certain(model.guess))
-            && first.needs_unmet + first.refetches + first.facts_wrong > 0;
+        let model_drew =
+            !settings.model_profile.0.certain() && first.needs_unmet + first.refetches + first.facts_wrong > 0;
         match self {
             Seeds::List(_) => true,
             Seeds::Auto => scenario.seeded || first.summarizer_calls > 0 || model_drew,

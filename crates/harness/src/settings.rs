@@ -111,10 +111,18 @@ pub struct RunSettings {
     #[serde(with = "text", default)]
     pub latency: Latency,
     /// How the simulated summarizer keeps, alters and loses facts (`--summarizer`).
-    #[serde(with = "profile_name", default)]
+    #[serde(
+        serialize_with = "text::serialize",
+        deserialize_with = "profile_name::deserialize",
+        default
+    )]
     pub summarizer: Summarizer,
     /// What the scripted model does when a fact it needs is gone (`--model-profile`).
-    #[serde(with = "profile_name", default)]
+    #[serde(
+        serialize_with = "text::serialize",
+        deserialize_with = "profile_name::deserialize",
+        default
+    )]
     pub model_profile: Behaviour,
     /// The seed of every random draw.
     pub seed: u64,
@@ -372,45 +380,20 @@ mod text {
     }
 }
 
-/// A profile column: its name, read back as the shipped profile or the user's file of that name,
-/// or, when the file is not here (a results file from elsewhere), the name alone over the
-/// default's numbers: reading results never runs them.
+/// A profile column: its name (written as `text` writes it), read back as the shipped profile or
+/// the user's file of that name, or, when the file is not here (a results file from elsewhere),
+/// the name alone over the default's numbers: reading results never runs them.
 mod profile_name {
     use super::*;
-
-    pub fn serialize<T: fmt::Display, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(value)
-    }
+    use crate::sim::profile::Renamed;
 
     pub fn deserialize<'de, T, D>(deserializer: D) -> Result<T, D::Error>
     where
-        T: FromStr + Default + Named,
+        T: FromStr + Default + Renamed,
         D: Deserializer<'de>,
     {
         let text = String::deserialize(deserializer)?;
         Ok(text.parse().unwrap_or_else(|_| T::default().renamed(&text)))
-    }
-}
-
-/// A profile that can carry another name (read back from a results file).
-pub trait Named {
-    /// The same numbers under `name`.
-    fn renamed(self, name: &str) -> Self;
-}
-
-impl Named for Summarizer {
-    fn renamed(self, name: &str) -> Summarizer {
-        let mut p = (*self.0).clone();
-        p.name = name.to_owned();
-        Summarizer(std::sync::Arc::new(p))
-    }
-}
-
-impl Named for Behaviour {
-    fn renamed(self, name: &str) -> Behaviour {
-        let mut p = (*self.0).clone();
-        p.name = name.to_owned();
-        Behaviour(std::sync::Arc::new(p))
     }
 }
 

@@ -182,6 +182,12 @@ pub struct ModelProfile {
 }
 
 impl ModelProfile {
+    /// Whether it never draws: noticing and guessing each certain (0 or 1), so that a run's
+    /// figures cannot depend on the seed through it.
+    pub fn certain(&self) -> bool {
+        [self.notice, self.guess].iter().all(|&p| p == 0.0 || p == 1.0)
+    }
+
     /// The key numbers in a line.
     pub fn brief(&self) -> String {
         format!("{} (notices {}, guesses {})", self.name, self.notice, self.guess)
@@ -322,11 +328,26 @@ impl FromStr for Behaviour {
     }
 }
 
+/// A profile setting that can carry another name (one read back from a results file).
+pub trait Renamed {
+    /// The same numbers under `name`.
+    fn renamed(self, name: &str) -> Self;
+}
+
 macro_rules! by_name {
     ($t:ty) => {
+        // The name is one of the profile's fields: two profiles are equal when all of them are.
         impl PartialEq for $t {
             fn eq(&self, other: &Self) -> bool {
-                self.0.name == other.0.name && *self.0 == *other.0
+                *self.0 == *other.0
+            }
+        }
+
+        impl Renamed for $t {
+            fn renamed(self, name: &str) -> Self {
+                let mut profile = (*self.0).clone();
+                profile.name = name.to_owned();
+                Self(Arc::new(profile))
             }
         }
 

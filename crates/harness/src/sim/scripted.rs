@@ -196,7 +196,7 @@ impl<'a> ScriptedModel<'a> {
         );
         let message = step_message(step, &swaps);
         let stale: Vec<usize> = stale.into_iter().map(|(f, _)| f).collect();
-        let names = |fs: &[usize]| -> Vec<String> { fs.iter().map(|&f| self.scenario.facts[f].name.clone()).collect() };
+        let names = |fs: &[usize]| -> Vec<String> { fs.iter().map(|&f| facts_of[f].name.clone()).collect() };
         let facts = FactReport {
             step: Some((self.request, self.step)),
             needed: names(&step.needs),
