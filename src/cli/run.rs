@@ -73,6 +73,16 @@ struct LiveArgs {
     /// Retries after a 429, a 5xx or a network error, waiting 1 s, 2 s, 4 s… (or as Retry-After says).
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = super::values::whole::<u32>)]
     retries: u32,
+
+    /// Ask for server-sent events and read each reply back from them (chat's usage chunk asked
+    /// for): the figures are the same as unstreamed.
+    #[arg(long, requires = "endpoint")]
+    stream: bool,
+
+    /// The `user` field of every request (Anthropic's `metadata.user_id`), which `serve` keys its
+    /// runs by; default: ctxbench-PID:STRATEGY.
+    #[arg(long, value_name = "NAME", requires = "endpoint")]
+    user: Option<String>,
 }
 
 const BAR: usize = 40;
@@ -118,8 +128,14 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
                 timeout: Duration::from_secs(args.live.timeout),
                 retries: args.live.retries,
                 api: args.live.api,
+                stream: args.live.stream,
                 // One run of `serve` per process and strategy, even when several runs share one.
-                user: Some(format!("ctxbench-{}:{}", std::process::id(), settings.strategy)),
+                user: Some(
+                    args.live
+                        .user
+                        .clone()
+                        .unwrap_or_else(|| format!("ctxbench-{}:{}", std::process::id(), settings.strategy)),
+                ),
                 ..HttpConfig::new(endpoint.clone(), model.clone())
             };
             let model = HttpModel::new(http, settings.tokenizer.counter());

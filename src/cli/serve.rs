@@ -13,7 +13,8 @@ use std::time::Duration;
 use anyhow::{Context, anyhow, bail};
 use clap::Args;
 use ctxbench_harness::http::error_body;
-use ctxbench_harness::http::serve::{Endpoint, Response, ServeConfig};
+use ctxbench_harness::http::serve::{Body, Endpoint, Response, ServeConfig};
+use ctxbench_harness::http::sse::Event;
 use ctxbench_harness::human::thousands;
 use ctxbench_harness::report::{csv, json, table};
 use ctxbench_harness::scenario::load_scenario;
@@ -76,6 +77,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MIB", default_value_t = 16, value_parser = super::values::positive::<usize>)]
     max_body_mib: usize,
 
+    /// Real seconds a streamed reply takes per simulated second: its first token after the
+    /// call's overhead and prefill, the rest at the decode rate (`--latency`); 0 sends at once.
+    #[arg(long, value_name = "FACTOR", default_value_t = 0.0, value_parser = time_scale)]
+    time_scale: f64,
+
     /// Threads answering requests.
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = super::values::positive::<usize>)]
     threads: usize,
@@ -126,7 +132,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     );
     std::thread::scope(|s| {
         for _ in 0..args.threads.max(1) {
-            s.spawn(|| serve_requests(&server, &endpoint, &stop));
+            s.spawn(|| serve_requests(&server, &endpoint, &stop, args.time_scale));
         }
     });
     let (rows, traces): (Vec<_>, Vec<_>) = endpoint.runs().into_iter().unzip();
@@ -166,8 +172,17 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--time-scale`: a factor of 0 or more.
+fn time_scale(text: &str) -> Result<f64, String> {
+    let factor = super::values::decimal(text)?;
+    if factor < 0.0 {
+        return Err(format!("`{text}` is below 0; a time scale is 0 (no waiting) or more"));
+    }
+    Ok(factor)
+}
+
 /// One worker: answers requests until told to stop.
-fn serve_requests(server: &tiny_http::Server, endpoint: &Endpoint<'_>, stop: &AtomicBool) {
+fn serve_requests(server: &tiny_http::Server, endpoint: &Endpoint<'_>, stop: &AtomicBool, time_scale: f64) {
     while !stop.load(Ordering::SeqCst) {
         let Ok(Some(mut request)) = server.recv_timeout(Duration::from_millis(100)) else {
             continue;
@@ -176,12 +191,43 @@ fn serve_requests(server: &tiny_http::Server, endpoint: &Endpoint<'_>, stop: &At
         if response.shutdown {
             stop.store(true, Ordering::SeqCst);
         }
-        let reply = tiny_http::Response::from_string(response.body.to_string())
-            .with_status_code(response.status)
-            .with_header(json_header());
         // A client that went away is its own problem.
-        let _ = request.respond(reply);
+        let _ = match response.body {
+            Body::Json(body) => request.respond(
+                tiny_http::Response::from_string(body.to_string())
+                    .with_status_code(response.status)
+                    .with_header(header("application/json")),
+            ),
+            Body::Events(events) if request.http_version() == &tiny_http::HTTPVersion(1, 0) => {
+                // HTTP/1.0 has no chunks to pace: the whole stream, at once.
+                let text: String = events.iter().map(Event::wire).collect();
+                request.respond(tiny_http::Response::from_string(text).with_header(header("text/event-stream")))
+            }
+            Body::Events(events) => send_events(request.into_writer(), &events, time_scale),
+        };
     }
+}
+
+/// A stream of events as a chunked `text/event-stream` answer, each event its own chunk, flushed
+/// when it is due: `at_s × time_scale` real seconds after the start.
+fn send_events(mut out: Box<dyn Write + Send>, events: &[Event], time_scale: f64) -> std::io::Result<()> {
+    let start = std::time::Instant::now();
+    out.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n\
+          Transfer-Encoding: chunked\r\n\r\n",
+    )?;
+    out.flush()?;
+    for event in events {
+        let due = Duration::from_secs_f64((event.at_s * time_scale).max(0.0));
+        if let Some(wait) = due.checked_sub(start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+        let text = event.wire();
+        write!(out, "{:x}\r\n{text}\r\n", text.len())?;
+        out.flush()?;
+    }
+    out.write_all(b"0\r\n\r\n")?;
+    out.flush()
 }
 
 /// The answer to one request: refused when its body is too large or unreadable, else the
@@ -199,12 +245,12 @@ fn answer(endpoint: &Endpoint<'_>, request: &mut tiny_http::Request) -> Response
         Err(e) => {
             return Response {
                 status: 400,
-                body: error_body(
+                body: Body::Json(error_body(
                     &format!("Cannot read the request body: {e}."),
                     "invalid_request_error",
                     None,
                     None,
-                ),
+                )),
                 shutdown: false,
             };
         }
@@ -217,11 +263,16 @@ fn answer(endpoint: &Endpoint<'_>, request: &mut tiny_http::Request) -> Response
         .collect();
     catch_unwind(AssertUnwindSafe(|| endpoint.handle(&method, &url, &headers, &body))).unwrap_or_else(|_| Response {
         status: 500,
-        body: error_body("ctxbench serve failed on this request.", "server_error", None, None),
+        body: Body::Json(error_body(
+            "ctxbench serve failed on this request.",
+            "server_error",
+            None,
+            None,
+        )),
         shutdown: false,
     })
 }
 
-fn json_header() -> tiny_http::Header {
-    tiny_http::Header::from_bytes(&b"Content-Type"[..], &b"application/json"[..]).expect("a constant, valid header")
+fn header(content_type: &str) -> tiny_http::Header {
+    tiny_http::Header::from_bytes(&b"Content-Type"[..], content_type.as_bytes()).expect("a constant, valid header")
 }

@@ -23,7 +23,7 @@ use ctxbench_compact::tokens::TokenCounter;
 use ctxbench_compact::wire::{Format, body_from_chat};
 use serde_json::{Value, json};
 
-use super::{KIND_HEADER, SUMMARY_HEADER, context_length_error};
+use super::{KIND_HEADER, SUMMARY_HEADER, context_length_error, stream};
 use crate::agent::model::{FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
 use crate::billing::logged::LoggedUsage;
 use crate::sim::scripted::is_refetch;
@@ -48,6 +48,9 @@ pub struct HttpConfig {
     pub backoff: Duration,
     /// The wire format the endpoint speaks.
     pub api: Format,
+    /// Ask for server-sent events (`"stream": true`, chat's usage chunk included) and read the
+    /// reply back from them.
+    pub stream: bool,
 }
 
 impl HttpConfig {
@@ -62,6 +65,7 @@ impl HttpConfig {
             retries: 3,
             backoff: Duration::from_secs(1),
             api: Format::Chat,
+            stream: false,
         }
     }
 }
@@ -77,6 +81,7 @@ impl fmt::Debug for HttpConfig {
             .field("retries", &self.retries)
             .field("backoff", &self.backoff)
             .field("api", &self.api)
+            .field("stream", &self.stream)
             .finish()
     }
 }
@@ -164,6 +169,12 @@ impl HttpModel {
                 body
             }
         };
+        if self.config.stream {
+            body["stream"] = true.into();
+            if self.config.api == Format::Chat {
+                body["stream_options"] = json!({"include_usage": true});
+            }
+        }
         if let Some(user) = &self.config.user {
             match self.config.api {
                 Format::Anthropic => body["metadata"] = json!({ "user_id": user }),
@@ -238,13 +249,25 @@ impl HttpModel {
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.trim().parse::<u64>().ok())
                     .map(Duration::from_secs);
+                let events = response
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|v| v.starts_with("text/event-stream"));
                 let text = response
                     .body_mut()
                     .with_config()
                     .limit(256 * 1024 * 1024)
                     .read_to_string()
                     .unwrap_or_default();
-                Attempt::Answer(status, text, wait)
+                if !(events && status == 200) {
+                    return Attempt::Answer(status, text, wait);
+                }
+                // A stream stands for the reply it carries, or for the error it ended in.
+                match stream::assemble(self.config.api, &text) {
+                    Ok(reply) => Attempt::Answer(status, reply.to_string(), wait),
+                    Err(failed) => Attempt::Answer(failed.status, failed.body.to_string(), None),
+                }
             }
             Err(e) => Attempt::Transport(e.to_string()),
         }

@@ -13,6 +13,8 @@
 mod client;
 pub mod serve;
 pub mod shapes;
+pub mod sse;
+pub mod stream;
 
 pub use client::{HttpConfig, HttpModel};
 

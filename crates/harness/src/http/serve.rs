@@ -21,6 +21,8 @@ use ctxbench_compact::tool_schemas::ToolSchemas;
 use ctxbench_compact::wire::{CacheMarks, Format};
 use serde_json::{Map, Value, json};
 
+use super::sse::Event;
+use super::stream::{self, Pace};
 use super::{SUMMARY_HEADER, shapes};
 use crate::agent::model::{Model, ModelError, ModelRequest};
 use crate::agent::record::{CallPlace, call_record};
@@ -58,22 +60,40 @@ pub struct ServeConfig {
     pub max_body: usize,
 }
 
-/// An HTTP answer: status, JSON body, and whether the server should stop after sending it.
+/// An HTTP answer: status, body, and whether the server should stop after sending it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
     /// The status code.
     pub status: u16,
-    /// The JSON body.
-    pub body: Value,
+    /// The body.
+    pub body: Body,
     /// `POST /ctxbench/shutdown` was asked.
     pub shutdown: bool,
+}
+
+/// What an answer carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    /// One JSON value (`application/json`).
+    Json(Value),
+    /// Server-sent events (`text/event-stream`), each due at its time on the call's simulated
+    /// clock.
+    Events(Vec<Event>),
 }
 
 impl Response {
     fn json(status: u16, body: Value) -> Response {
         Response {
             status,
-            body,
+            body: Body::Json(body),
+            shutdown: false,
+        }
+    }
+
+    fn events(events: Vec<Event>) -> Response {
+        Response {
+            status: 200,
+            body: Body::Events(events),
             shutdown: false,
         }
     }
@@ -159,9 +179,8 @@ impl<'a> Endpoint<'a> {
             ),
             ("GET", "/ctxbench/report") => Response::json(200, self.report()),
             ("POST", "/ctxbench/shutdown") => Response {
-                status: 200,
-                body: json!({"shutdown": true}),
                 shutdown: true,
+                ..Response::json(200, json!({"shutdown": true}))
             },
             (
                 _,
@@ -347,7 +366,11 @@ impl<'a> Endpoint<'a> {
         };
         let result = run.server.complete(req);
         if matches!(result, Err(ModelError::ScriptEnded)) {
-            return Response::json(200, shapes::script_ended(format, run.trace.len() + 1, model));
+            let ended = shapes::script_ended(format, run.trace.len() + 1, model);
+            return match incoming.stream {
+                Some(usage_chunk) => Response::events(stream::events(format, &ended, usage_chunk, Pace::NOW)),
+                None => Response::json(200, ended),
+            };
         }
         let window = self.config.window;
         let prefix = match (&result, kind) {
@@ -381,7 +404,13 @@ impl<'a> Endpoint<'a> {
                 if let (Some(step), CallKind::Agent) = (reply.facts.step, reply.kind) {
                     run.played.insert(step);
                 }
-                Response::json(200, shapes::reply(format, model, reply.message, &record))
+                let body = shapes::reply(format, model, reply.message, &record);
+                match incoming.stream {
+                    Some(usage_chunk) => {
+                        Response::events(stream::events(format, &body, usage_chunk, self.pace(&record)))
+                    }
+                    None => Response::json(200, body),
+                }
             }
             Err(ModelError::ContextWindowExceeded { needed, limit }) => Response::error(
                 format,
@@ -400,12 +429,31 @@ impl<'a> Endpoint<'a> {
                 Some("messages"),
                 None,
             ),
-            Err(e) => Response::error(format, 500, &e.to_string(), None, None),
+            // A failure once under way: a stream has begun, and says so in its own event.
+            Err(e) => match incoming.stream {
+                Some(usage_chunk) => Response::events(stream::failure(
+                    format,
+                    &shapes::script_ended(format, record.call, model),
+                    &e.to_string(),
+                    usage_chunk,
+                )),
+                None => Response::error(format, 500, &e.to_string(), None, None),
+            },
         };
         run.tokens_sent = record.tokens_sent;
         run.clock_s += record.latency_s;
         run.trace.push(record);
         response
+    }
+
+    /// When a call's first token and its end are due: the first after the overhead and the
+    /// prefill, the end at the call's latency (the reply written at the decode rate between).
+    fn pace(&self, record: &CallRecord) -> Pace {
+        let decode_s = record.completion_tokens as f64 / self.config.latency.decode_tps;
+        Pace {
+            first_s: (record.latency_s - decode_s).max(0.0),
+            last_s: record.latency_s,
+        }
     }
 
     /// Every run so far, in the order they began: its row and its trace.
@@ -464,6 +512,9 @@ struct Incoming {
     /// (Anthropic).
     user: Option<String>,
     model: Option<String>,
+    /// `"stream": true`, with whether chat's `stream_options.include_usage` asks for the usage
+    /// chunk (Anthropic and Responses streams always carry usage).
+    stream: Option<bool>,
 }
 
 /// What a body that cannot be read is told: the message and the parameter at fault.
@@ -478,14 +529,19 @@ fn route_format(path: &str) -> Format {
     }
 }
 
-fn no_streams(value: &Value) -> Result<(), Unreadable> {
-    if value.get("stream").and_then(Value::as_bool) == Some(true) {
-        return Err((
-            "ctxbench serve does not stream; send \"stream\": false.".into(),
-            Some("stream".into()),
-        ));
+/// `"stream"`: absent, null or false, or true (with chat's `stream_options.include_usage`).
+fn stream_of(format: Format, value: &Value) -> Result<Option<bool>, Unreadable> {
+    match value.get("stream") {
+        None | Some(Value::Null | Value::Bool(false)) => Ok(None),
+        Some(Value::Bool(true)) => Ok(Some(
+            format != Format::Chat
+                || value
+                    .pointer("/stream_options/include_usage")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+        )),
+        Some(_) => Err(("\"stream\" must be true or false.".into(), Some("stream".into()))),
     }
-    Ok(())
 }
 
 fn parse_json(body: &[u8]) -> Result<Value, Unreadable> {
@@ -501,7 +557,7 @@ fn read_chat(body: &[u8]) -> Result<Incoming, Unreadable> {
             Some("messages".into()),
         ));
     };
-    no_streams(&value)?;
+    let stream = stream_of(Format::Chat, &value)?;
     let mut messages = Vec::with_capacity(list.len());
     for (i, m) in list.iter().enumerate() {
         let message = Message::from_value(m.clone())
@@ -518,6 +574,7 @@ fn read_chat(body: &[u8]) -> Result<Incoming, Unreadable> {
         marks: None,
         user: value.get("user").and_then(Value::as_str).map(str::to_owned),
         model: value.get("model").and_then(Value::as_str).map(str::to_owned),
+        stream,
     })
 }
 
@@ -525,7 +582,7 @@ fn read_chat(body: &[u8]) -> Result<Incoming, Unreadable> {
 /// own rules checked (`wire::check`).
 fn read_wire(format: Format, body: &[u8]) -> Result<Incoming, Unreadable> {
     let value = parse_json(body)?;
-    no_streams(&value)?;
+    let stream = stream_of(format, &value)?;
     let key = format.list_key();
     if value.get(key).is_none() {
         return Err((format!("{key}: Field required"), Some(key.into())));
@@ -552,6 +609,7 @@ fn read_wire(format: Format, body: &[u8]) -> Result<Incoming, Unreadable> {
         conversation: parsed.conversation,
         user,
         model,
+        stream,
     })
 }
 
