@@ -27,6 +27,7 @@ mod scenarios;
 mod seed;
 mod serve;
 mod serve_formats;
+mod serve_stream;
 mod verdicts;
 mod wire;
 mod wire_properties;

@@ -32,7 +32,7 @@ use crate::billing::price::Price;
 use crate::billing::segments::{PrefixChange, PrefixTracker, Segments};
 use crate::metrics::{RunMetrics, metrics};
 use crate::report::Row;
-use crate::scenario::Scenario;
+use crate::scenario::{FixtureTools, Scenario};
 use crate::settings::{Overflow, price_text};
 use crate::sim::provider::{Provider, Server};
 use crate::sim::scripted::ScriptedModel;
@@ -122,6 +122,11 @@ struct Run<'a> {
     clock_s: f64,
     /// How each agent request stands to the one before it.
     prefix: PrefixTracker,
+    /// The scenario's tools as this run has called them through `POST /ctxbench/tool`.
+    fixtures: FixtureTools<'a>,
+    /// The seconds the tools called since the last model call took (they run at once: the
+    /// longest), which pass on the clock before the next call, as in a run in process.
+    tool_s: f64,
 }
 
 #[derive(Default)]
@@ -178,6 +183,7 @@ impl<'a> Endpoint<'a> {
                 ]}),
             ),
             ("GET", "/ctxbench/report") => Response::json(200, self.report()),
+            ("POST", "/ctxbench/tool") => self.tool(body),
             ("POST", "/ctxbench/shutdown") => Response {
                 shutdown: true,
                 ..Response::json(200, json!({"shutdown": true}))
@@ -185,7 +191,7 @@ impl<'a> Endpoint<'a> {
             (
                 _,
                 "/chat/completions" | "/messages" | "/responses" | "/models" | "/ctxbench/report"
-                | "/ctxbench/shutdown",
+                | "/ctxbench/shutdown" | "/ctxbench/tool",
             ) => Response::error(
                 route_format(path),
                 405,
@@ -302,6 +308,8 @@ impl<'a> Endpoint<'a> {
                     played: BTreeSet::new(),
                     clock_s: 0.0,
                     prefix: PrefixTracker::default(),
+                    fixtures: FixtureTools::new(&self.scenario.tools),
+                    tool_s: 0.0,
                 })));
                 runs.by_key.insert(key, i);
                 i
@@ -329,6 +337,7 @@ impl<'a> Endpoint<'a> {
             CallKind::Agent
         };
         let mut turn = 0;
+        run.clock_s += std::mem::take(&mut run.tool_s);
         if kind == CallKind::Agent {
             let request = match run.server.inner_mut().place(&c.messages) {
                 Ok(request) => request,
@@ -345,6 +354,7 @@ impl<'a> Endpoint<'a> {
                 // The conversation starts over: a cold cache and a clock from 0, as a run has.
                 run.clock_s = 0.0;
                 run.prefix = PrefixTracker::default();
+                run.fixtures = FixtureTools::new(&self.scenario.tools);
                 run.server.clear_cache();
             } else if request > run.request {
                 run.clock_s += self.scenario.requests[request].idle_s;
@@ -444,6 +454,45 @@ impl<'a> Endpoint<'a> {
         run.clock_s += record.latency_s;
         run.trace.push(record);
         response
+    }
+
+    /// `POST /ctxbench/tool` `{"name", "arguments", "user"}`: what the scenario's tool answers to
+    /// that call in that run (the `user`'s, else the last to call), exactly as in a run in
+    /// process, padding included: `{"output": TEXT}`; the time it took passes on the run's clock
+    /// before its next call. For an agent whose tools are its own.
+    fn tool(&self, body: &[u8]) -> Response {
+        let bad = |message: &str, param: &str| Response::error(Format::Chat, 400, message, Some(param), None);
+        let value = match parse_json(body) {
+            Ok(value) => value,
+            Err((message, _)) => return bad(&message, "body"),
+        };
+        let Some(name) = value.get("name").and_then(Value::as_str) else {
+            return bad("\"name\" must be the tool's name.", "name");
+        };
+        let arguments = match value.get("arguments") {
+            Some(Value::String(text)) => text.clone(),
+            None | Some(Value::Null) => "{}".to_owned(),
+            Some(other) => other.to_string(),
+        };
+        let user = value.get("user").and_then(Value::as_str);
+        let index = {
+            let runs = lock(&self.runs);
+            match user {
+                Some(u) => runs.by_user.get(u).copied(),
+                None => runs.last,
+            }
+            .map(|i| runs.list[i].clone())
+        };
+        let Some(run) = index else {
+            return bad(
+                "No conversation has called the model yet (with this \"user\"): call a tool after the model asks for it.",
+                "user",
+            );
+        };
+        let mut run = lock(&run);
+        let (output, seconds) = run.fixtures.call_timed(name, &arguments);
+        run.tool_s = run.tool_s.max(seconds);
+        Response::json(200, json!({ "output": output }))
     }
 
     /// When a call's first token and its end are due: the first after the overhead and the

@@ -71,12 +71,19 @@ impl<'a> FixtureTools<'a> {
     }
 }
 
+impl FixtureTools<'_> {
+    /// Runs one call: its result's text, and the seconds it took.
+    pub fn call_timed(&mut self, name: &str, arguments: &str) -> (String, f64) {
+        match self.lookup(name, arguments) {
+            Answer::Fixture(result) => (result.text.clone().unwrap_or_default(), result.latency_s),
+            Answer::Text(text) => (text, DEFAULT_TOOL_LATENCY_S),
+        }
+    }
+}
+
 impl Tools for FixtureTools<'_> {
     fn call(&mut self, name: &str, arguments: &str) -> String {
-        match self.lookup(name, arguments) {
-            Answer::Fixture(result) => result.text.clone().unwrap_or_default(),
-            Answer::Text(text) => text,
-        }
+        self.call_timed(name, arguments).0
     }
 
     fn answer(&mut self, calls: &[ToolCall<'_>]) -> ToolResults {

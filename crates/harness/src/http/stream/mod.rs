@@ -13,7 +13,7 @@
 //!   choices, the usage; then `data: [DONE]`. An error mid-stream is a `data:` line
 //!   `{"error": {...}}` (what the official client raises on).
 //! - Anthropic Messages (<https://docs.anthropic.com/en/api/messages-streaming>): `message_start`
-//!   (the message with empty `content`, usage of the input), `ping`, per block
+//!   (the message with empty `content`, the input's usage), `ping`, per block
 //!   `content_block_start` / `content_block_delta` (`text_delta`, `input_json_delta` with
 //!   `partial_json`, `thinking_delta`, `signature_delta`) / `content_block_stop`, then
 //!   `message_delta` (`stop_reason`, cumulative `usage`) and `message_stop`; an error mid-stream is
@@ -285,20 +285,19 @@ fn chat(b: &mut Builder, reply: &Value, usage_chunk: bool) {
     b.push(When::Tail, None, "[DONE]".into());
 }
 
-/// `message_start` (the message without content or stop, the input's usage) and a `ping`.
+/// `message_start` (the message without content or stop, its usage but for the output, which
+/// `message_delta` gives; ctxbench's own figures in both, since a client that keeps the start's
+/// usage may update only the fields it knows from the delta) and a `ping`.
 fn anthropic_head(b: &mut Builder, reply: &Value) {
-    let usage = reply.get("usage").cloned().unwrap_or(json!({}));
-    let mut start_usage = Map::new();
-    for key in ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] {
-        if let Some(v) = usage.get(key) {
-            start_usage.insert(key.into(), v.clone());
-        }
-    }
-    start_usage.insert("output_tokens".into(), json!(0));
+    let start_usage = with(
+        &reply.get("usage").cloned().unwrap_or(json!({})),
+        "output_tokens",
+        json!(0),
+    );
     let mut message = with(reply, "content", json!([]));
     message = with(&message, "stop_reason", Value::Null);
     message = with(&message, "stop_sequence", Value::Null);
-    message = with(&message, "usage", Value::Object(start_usage));
+    message = with(&message, "usage", start_usage);
     b.named(When::Head, json!({"type": "message_start", "message": message}));
     b.named(When::Head, json!({"type": "ping"}));
 }
