@@ -32,15 +32,18 @@ use super::settings_args::{BillArgs, OverflowArg, TokenizerArg};
 /// with the true counter, rejects broken pairing (the format's own rules) and over-window requests
 /// with its API's error shapes, reports the simulated cache in its API's usage fields (Anthropic's
 /// read at the request's own cache_control marks), and records every call. `GET /v1/models`
-/// names the scenario; `GET /ctxbench/report` returns the figures so far. Each conversation (its
-/// first user message and the body's `user`, or Anthropic's `metadata.user_id`) is its own run.
+/// names the scenario; `GET /ctxbench/report` returns the figures so far; `POST /ctxbench/tool`
+/// answers an agent's own tools from the scenario's fixtures. `"stream": true` is answered in
+/// each API's server-sent events, paced by --time-scale. Each conversation (its first user
+/// message and the body's `user`, or Anthropic's `metadata.user_id`) is its own run.
 /// On Ctrl-C or `POST /ctxbench/shutdown` it writes results.csv, results.json and one trace per
 /// run.
 #[derive(Debug, Args)]
 #[command(
     after_help = "Example:\n  ctxbench serve scenarios/bike-shop-return.json --port 8080\n  \
                         python examples/agent.py scenarios/bike-shop-return.json --base-url http://127.0.0.1:8080/v1\n  \
-                        python examples/agent_anthropic.py scenarios/bike-shop-return.json --base-url http://127.0.0.1:8080"
+                        python examples/agent_anthropic.py scenarios/bike-shop-return.json --base-url http://127.0.0.1:8080\n  \
+                        python examples/agents_sdk.py scenarios/bike-shop-return.json --base-url http://127.0.0.1:8080/v1"
 )]
 pub struct ServeArgs {
     /// The scenario to play.

@@ -500,3 +500,27 @@ fn a_streaming_agents_sdk_run_equals_the_run_in_process() {
         );
     }
 }
+
+#[test]
+fn a_request_among_a_coding_agents_own_blocks_is_placed() {
+    let dir = scratch("serve-stream-blocks");
+    let served = Served::start(SCENARIO, &dir.join("serve"), &[]);
+    // As Claude Code sends a prompt: its own reminder block first, then what was typed.
+    let content = json!([{"type": "text", "text": "<system-reminder>Today is Saturday.</system-reminder>"},
+                         {"type": "text", "text": FIRST, "cache_control": {"type": "ephemeral"}}]);
+    let body = json!({"stream": true, "max_tokens": 100, "messages": [{"role": "user", "content": content}]});
+    let (_, text, _) = post_raw(&served.url, "/v1/messages?beta=true", &body.to_string());
+    let reply = ctxbench_harness::http::stream::assemble(ctxbench_compact::wire::Format::Anthropic, &text)
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(reply["content"][0]["name"], "get_order", "{reply}");
+    assert_eq!(reply["usage"]["ctxbench_step"], json!([1, 1]));
+    // A prompt that is none of the scenario's is refused, naming its place.
+    let other = json!({"max_tokens": 100, "messages": [{"role": "user", "content": [{"type": "text", "text": "What is 2+2?"}]}]});
+    let (status, error) = crate::serve::post(&format!("{}/v1/messages", served.url), &other.to_string(), &[]);
+    assert_eq!(status, 400);
+    assert!(
+        error["error"]["message"].as_str().unwrap().contains("messages[0]"),
+        "{error}"
+    );
+    served.stop();
+}

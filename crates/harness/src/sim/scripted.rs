@@ -94,11 +94,19 @@ impl<'a> ScriptedModel<'a> {
             user.same_content(&messages[at])
                 || (messages[at].content_str().is_none() && user.text() == messages[at].text())
         };
+        // Failing that, the request whose text it contains, beside what a coding agent adds of
+        // its own (Claude Code's `<system-reminder>` blocks).
+        let within = |r: &usize| {
+            let user = self.scenario.requests[*r].user.text();
+            !user.is_empty() && messages[at].text().contains(user.as_ref())
+        };
         let requests = 0..self.scenario.requests.len();
-        let Some(request) = (self.request..requests.end)
-            .find(same)
-            .or_else(|| requests.clone().find(same))
-        else {
+        let find = |matches: &dyn Fn(&usize) -> bool| {
+            (self.request..requests.end)
+                .find(|r| matches(r))
+                .or_else(|| requests.clone().find(|r| matches(r)))
+        };
+        let Some(request) = find(&same).or_else(|| find(&within)) else {
             return Err(format!(
                 "messages[{at}]: the last user message is not one of the requests of scenario {:?}",
                 self.scenario.name
