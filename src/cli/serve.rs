@@ -22,7 +22,7 @@ use ctxbench_harness::settings::{RunSettings, price_text};
 
 use super::files::{trace_lines, write_atomic};
 use super::output::{say, sayln};
-use super::settings_args::{BillArgs, OverflowArg, TokenizerArg};
+use super::settings_args::{BillArgs, OverflowArg, ProfileArgs, TokenizerArg};
 
 /// Serve a scenario as a model's endpoint (OpenAI chat, Anthropic Messages, OpenAI Responses), to
 /// measure any agent from outside.
@@ -74,6 +74,9 @@ pub struct ServeArgs {
     seed: u64,
 
     #[command(flatten)]
+    profiles: ProfileArgs,
+
+    #[command(flatten)]
     bill: BillArgs,
 
     /// Request bodies over this many MiB are refused (413).
@@ -108,6 +111,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             tokenizer,
             overflow: args.overflow.into(),
             seed: args.seed,
+            summarizer: args.profiles.summarizer,
+            model_profile: args.profiles.model_profile,
             price: args.bill.price.0.as_ref().map(|p| p.for_cache(&cache)),
             cache,
             latency: args.bill.latency,
@@ -123,13 +128,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     sayln!("listening on http://{addr}");
     std::io::stdout().flush()?;
     eprintln!(
-        "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · seed {} · POST http://{addr}/v1/chat/completions, /v1/messages or /v1/responses · Ctrl-C writes {}",
+        "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · summarizer {} · model {} · seed {} · POST http://{addr}/v1/chat/completions, /v1/messages or /v1/responses · Ctrl-C writes {}",
         scenario.name,
         thousands(window),
         tokenizer.as_str(),
         endpoint.config().overflow.as_str(),
         price_text(&endpoint.config().price),
         endpoint.config().cache,
+        endpoint.config().summarizer,
+        endpoint.config().model_profile,
         args.seed,
         args.out.display()
     );

@@ -104,6 +104,16 @@ pub struct ServerArgs {
     #[arg(long, default_value_t = RunSettings::DEFAULT_SEED, value_parser = whole::<u64>)]
     pub seed: u64,
 
+    #[command(flatten)]
+    pub profiles: ProfileArgs,
+
+    #[command(flatten)]
+    pub bill: BillArgs,
+}
+
+/// The behaviour profiles of the scripted model and its summarizer.
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
     /// How the simulated summarizer keeps, alters and loses facts: a shipped profile
     /// (`ctxbench profiles` lists them), FILE.toml or FILE.toml#NAME.
     #[arg(long, default_value = Summarizer::DEFAULT, value_parser = |s: &str| s.parse::<Summarizer>(), value_name = "PROFILE")]
@@ -113,9 +123,6 @@ pub struct ServerArgs {
     /// FILE.toml#NAME (`--model` is a live endpoint's model name).
     #[arg(long, default_value = Behaviour::DEFAULT, value_parser = |s: &str| s.parse::<Behaviour>(), value_name = "PROFILE")]
     pub model_profile: Behaviour,
-
-    #[command(flatten)]
-    pub bill: BillArgs,
 }
 
 /// What the calls cost and how long they take.
@@ -206,8 +213,8 @@ impl ServerArgs {
             on_overflow: self.on_overflow.into(),
             max_turns: self.max_turns,
             seed: self.seed,
-            summarizer: self.summarizer.clone(),
-            model_profile: self.model_profile.clone(),
+            summarizer: self.profiles.summarizer.clone(),
+            model_profile: self.profiles.model_profile.clone(),
             ..RunSettings::new(strategy)
         })
     }

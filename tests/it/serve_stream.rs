@@ -24,12 +24,17 @@ const FIRST: &str = "Hi! My order #4471 came with a bent front wheel. Can you he
 /// A raw HTTP/1.1 POST: the response head and the body as sent (chunked transfer decoded), and
 /// when each body chunk arrived after the request went out.
 fn post_raw(url: &str, path: &str, body: &str) -> (String, String, Vec<(Duration, String)>) {
+    post_raw_with(url, path, body, "")
+}
+
+/// [`post_raw`] with more header lines (each ending `\r\n`).
+fn post_raw_with(url: &str, path: &str, body: &str, headers: &str) -> (String, String, Vec<(Duration, String)>) {
     let host = url.trim_start_matches("http://");
     let mut socket = TcpStream::connect(host).expect("connects");
     socket.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     write!(
         socket,
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\n\r\n{body}",
         body.len()
     )
     .unwrap();
@@ -522,5 +527,115 @@ fn a_request_among_a_coding_agents_own_blocks_is_placed() {
         error["error"]["message"].as_str().unwrap().contains("messages[0]"),
         "{error}"
     );
+    served.stop();
+}
+
+/// A summarizer profile whose summaries always come back unusable.
+const FAILING: &str = r#"
+[summarizer.failing]
+about = "summaries that always come back unusable"
+distort = 0.0
+fail = 1.0
+length = { scale = 1.0, carry = 0.5 }
+keep.told = [[0.0, 1.0], [1.0, 1.0]]
+keep.decision = [[0.0, 1.0], [1.0, 1.0]]
+keep.path = [[0.0, 1.0], [1.0, 1.0]]
+keep.number = [[0.0, 1.0], [1.0, 1.0]]
+keep.id = [[0.0, 1.0], [1.0, 1.0]]
+keep.detail = [[0.0, 1.0], [1.0, 1.0]]
+keep.command = [[0.0, 1.0], [1.0, 1.0]]
+"#;
+
+#[test]
+fn a_failure_under_way_ends_the_stream_with_the_formats_error() {
+    let dir = scratch("serve-stream-failure");
+    std::fs::write(dir.join("failing.toml"), FAILING).unwrap();
+    let profile = format!("{}#failing", dir.join("failing.toml").display());
+    let served = Served::start(SCENARIO, &dir.join("serve"), &["--summarizer", &profile]);
+    // The raw events: the stream begins, then ends in each format's own error.
+    let ends: [(&str, &str, Value, &str); 3] = [
+        (
+            "chat",
+            "/v1/chat/completions",
+            json!({"messages": [{"role": "user", "content": FIRST}], "user": "f-chat"}),
+            "data: {\"error\":{\"message\":\"the summary came back unusable",
+        ),
+        (
+            "anthropic",
+            "/v1/messages",
+            json!({"max_tokens": 9, "messages": [{"role": "user", "content": FIRST}], "metadata": {"user_id": "f-anthropic"}}),
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"the summary came back unusable",
+        ),
+        (
+            "responses",
+            "/v1/responses",
+            json!({"input": FIRST, "user": "f-responses"}),
+            "event: response.failed\n",
+        ),
+    ];
+    for (format, path, body, end) in ends {
+        let (status, _) = crate::serve::post(&format!("{}{path}", served.url), &body.to_string(), &[]);
+        assert_eq!(status, 200, "{format}: the conversation begins");
+        let mut summary = body.clone();
+        summary["stream"] = json!(true);
+        let (head, text, _) = post_raw_with(&served.url, path, &summary.to_string(), "X-Ctxbench-Kind: summary\r\n");
+        assert!(head.starts_with("HTTP/1.1 200"), "{format}: {head}");
+        let cut = text
+            .find(end)
+            .unwrap_or_else(|| panic!("{format}: no {end:?} in {text}"));
+        assert!(cut > 0, "{format}: the stream had begun before its error: {text}");
+    }
+    // And the loop reads it as the failure it is: the same trace as unstreamed, and as in process.
+    let mut traces = Vec::new();
+    for streamed in [false, true] {
+        let trace = dir.join(format!("trace-{streamed}.jsonl"));
+        let mut run = ctxbench();
+        run.args([
+            "run",
+            SCENARIO,
+            "--strategy",
+            "summarize",
+            "--summarizer",
+            &profile,
+            "--model",
+            "scripted",
+        ]);
+        run.args([
+            "--api",
+            "anthropic",
+            "--retries",
+            "0",
+            "--endpoint",
+            &format!("{}/v1", served.url),
+            "--trace",
+        ]);
+        run.arg(&trace);
+        if streamed {
+            run.arg("--stream");
+        }
+        run.assert().success();
+        traces.push(String::from_utf8_lossy(&read(&trace)).into_owned());
+    }
+    let here = dir.join("here.jsonl");
+    ctxbench()
+        .args([
+            "run",
+            SCENARIO,
+            "--strategy",
+            "summarize",
+            "--summarizer",
+            &profile,
+            "--trace",
+        ])
+        .arg(&here)
+        .assert()
+        .success();
+    assert!(
+        traces[0].contains("\"kind\":\"summary\""),
+        "a summary was asked for: {}",
+        traces[0]
+    );
+    assert_eq!(traces[1], traces[0], "streamed or not");
+    assert_eq!(String::from_utf8_lossy(&read(&here)), traces[0], "and in process");
     served.stop();
 }

@@ -34,6 +34,7 @@ use crate::metrics::{RunMetrics, metrics};
 use crate::report::Row;
 use crate::scenario::{FixtureTools, Scenario};
 use crate::settings::{Overflow, price_text};
+use crate::sim::profile::{Behaviour, Summarizer};
 use crate::sim::provider::{Provider, Server};
 use crate::sim::scripted::ScriptedModel;
 use crate::trace::CallKind;
@@ -50,6 +51,10 @@ pub struct ServeConfig {
     pub overflow: Overflow,
     /// The seed of the scripted model's draws.
     pub seed: u64,
+    /// How its summarizer keeps, alters and loses facts.
+    pub summarizer: Summarizer,
+    /// What its model does when a fact it needs is gone.
+    pub model_profile: Behaviour,
     /// The prompt cache it runs, per conversation.
     pub cache: CacheMode,
     /// How long its calls take on each conversation's simulated clock.
@@ -292,7 +297,8 @@ impl<'a> Endpoint<'a> {
                     label,
                     format,
                     server: Provider::new(
-                        ScriptedModel::new(self.scenario, self.config.seed),
+                        ScriptedModel::new(self.scenario, self.config.seed)
+                            .with_profiles(&self.config.summarizer, &self.config.model_profile),
                         self.counter.clone(),
                         Server {
                             window: self.config.window,
@@ -525,6 +531,8 @@ impl<'a> Endpoint<'a> {
                     tokenizer: self.config.tokenizer,
                     overflow: self.config.overflow,
                     seed: self.config.seed,
+                    summarizer: self.config.summarizer.clone(),
+                    model_profile: self.config.model_profile.clone(),
                     price: self.config.price.clone(),
                     cache: self.config.cache.clone(),
                     metrics: metrics(self.scenario, &run.trace, completed),
@@ -682,6 +690,10 @@ pub struct ServedRow {
     pub overflow: Overflow,
     /// The seed of the scripted model's draws.
     pub seed: u64,
+    /// The summarizer's profile.
+    pub summarizer: Summarizer,
+    /// The model's profile.
+    pub model_profile: Behaviour,
     /// What tokens cost.
     pub price: Option<Price>,
     /// The prompt cache it ran.
@@ -701,6 +713,8 @@ impl Row for ServedRow {
         map.insert("overflow".into(), json!(self.overflow.as_str()));
         map.insert("price".into(), json!(price_text(&self.price)));
         map.insert("cache".into(), json!(self.cache.to_string()));
+        map.insert("summarizer".into(), json!(self.summarizer.to_string()));
+        map.insert("model_profile".into(), json!(self.model_profile.to_string()));
         map.insert("seed".into(), json!(self.seed));
         map
     }
