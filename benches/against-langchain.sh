@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ctxbench against LangChain's trim_messages and the parse floor, on one realistic history, in one
-# run: the ratios of issue 20's targets, each said met or not. See docs/performance.md.
+# run: the ratios of the project's speed targets, each said met or not. See docs/performance.md.
 #
 #   bash benches/against-langchain.sh [MESSAGES] [--sweep]
 #

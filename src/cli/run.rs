@@ -1,5 +1,5 @@
 //! `ctxbench run`: one scenario, one strategy, drawn call by call as the window fills up
-//! (the seed's falling-blocks picture, in the terminal).
+//! (the reference listing's falling-blocks picture, in the terminal).
 
 use std::path::PathBuf;
 use std::process::ExitCode;

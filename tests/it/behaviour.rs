@@ -1,4 +1,4 @@
-//! The behaviour profiles (DESIGN §17): a summary's size buys facts, a garbled value is a wrong
+//! The behaviour profiles (docs/behaviour.md): a summary's size buys facts, a garbled value is a wrong
 //! fact, a model that does not notice guesses or goes without, and a user's own profile changes
 //! the figures and is named wherever they are read.
 

@@ -1,5 +1,5 @@
 //! The repository's test data (`tests/fixtures/`): the project's own conversations, the oracles
-//! made by tiktoken and by the seed's `compact()`, and six real agent conversations. They ship
+//! made by tiktoken and by the reference listing's `compact()`, and six real agent conversations. They ship
 //! with every clone, so no test skips for want of them.
 
 use std::path::{Path, PathBuf};

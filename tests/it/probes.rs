@@ -1,4 +1,4 @@
-//! The probes of scenario files (DESIGN §17): a superseded value used stale, a binding decision
+//! The probes of scenario files (docs/behaviour.md): a superseded value used stale, a binding decision
 //! lost, and drift over many summaries at the rate the summarizer profile implies, cycle by cycle.
 
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! Every strategy on every wire format keeps that format's rules (DESIGN §14), thinking and
+//! Every strategy on every wire format keeps that format's rules (docs/formats.md), thinking and
 //! reasoning included: at least 1,000 generated histories, each compacted by every stage and
 //! by the pipelines, in Anthropic and in Responses form. And every prefix of a history writes
 //! as the prefix of its body, the request each model call had (what `import` checks).

@@ -56,7 +56,7 @@ pub fn first_user(messages: &[Message]) -> Option<usize> {
 }
 
 /// Where the protected tail starts: the index of the `keep`-th user message from the end, or 0
-/// when there are fewer requests than that (then everything is protected; the seed's `keepFrom`).
+/// when there are fewer requests than that (then everything is protected; the reference listing's `keepFrom`).
 pub fn keep_from(messages: &[Message], keep: usize) -> usize {
     let mut seen = 0;
     for (i, m) in messages.iter().enumerate().rev() {

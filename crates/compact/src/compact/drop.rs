@@ -1,6 +1,6 @@
-//! `drop` (the seed's level 2) and `window`: remove the oldest whole exchanges.
+//! `drop` (the reference listing's level 2) and `window`: remove the oldest whole exchanges.
 //!
-//! The first request message stays; its replies go first (as in the seed), then each later
+//! The first request message stays; its replies go first (as in the reference listing), then each later
 //! exchange whole, up to the protected tail, until the estimate fits. An exchange runs from a
 //! user message to the next, so no tool call is ever separated from its result. `window` is the
 //! same with a tail of `max(n, keep_recent_turns)` exchanges. System and developer messages
@@ -16,7 +16,7 @@ pub(crate) fn drop_exchanges(work: &mut Work<'_>, keep: usize) {
     };
     let tail = keep_from(work.messages(), keep);
     let len = work.messages().len();
-    // `start` is where the oldest droppable span begins: the seed's `out[1]`.
+    // `start` is where the oldest droppable span begins: the reference listing's `out[1]`.
     let mut start = first + 1;
     while work.over() {
         let next = (start + 1..len).find(|&i| work.messages()[i].is_request());

@@ -119,7 +119,7 @@ pub struct Compactor {
 
 impl Compactor {
     /// A compactor for one conversation. The policy must be valid ([`Policy::validate`]).
-    /// `reference` ignores `estimator` and uses the seed's own estimate.
+    /// `reference` ignores `estimator` and uses the reference listing's own estimate.
     pub fn new(strategy: Strategy, policy: Policy, estimator: Arc<dyn TokenCounter>) -> Compactor {
         let guarded = vec![false; strategy.stages.len()];
         Compactor {

@@ -8,7 +8,7 @@ use super::params::Flavor;
 /// What every truncation note starts with; results starting so are never truncated again.
 pub const TRUNCATED: &str = "[Truncated";
 
-/// The seed's note: `[Truncated to save context: N chars. Preview: <first chars>…]`.
+/// The reference listing's note: `[Truncated to save context: N chars. Preview: <first chars>…]`.
 ///
 /// `Ts`: N and the cut in UTF-16 units, a cut that would split a surrogate pair stops one unit
 /// earlier, `…`. `Py`: N and the cut in code points, `...`.

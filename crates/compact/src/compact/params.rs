@@ -162,7 +162,7 @@ impl Param for Trigger {
     }
 }
 
-/// Which listing of the seed `reference` ports.
+/// Which reference listing `reference` ports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flavor {
     /// The TypeScript listing: `chars4`, UTF-16 lengths, `…`.

@@ -1,12 +1,12 @@
-//! `reference`: the compaction pattern's own `compact()` (the seed's), exactly.
+//! `reference`: the compaction pattern's own `compact()` (the reference listing's), exactly.
 //!
-//! The seed returns early when the estimate fits, then runs level 1 (truncate old tool results,
+//! The reference listing returns early when the estimate fits, then runs level 1 (truncate old tool results,
 //! oldest first, returning as soon as it fits) and level 2 (drop the oldest exchanges while over,
 //! never past `keepFrom`). Those are the `truncate` and `drop` stages, so `reference` runs them
-//! with the seed's own estimate, whatever `--estimator` says, and no loop guards. With a preamble
-//! it keeps the preamble and the first request (the seed keeps only message 0).
+//! with the reference listing's own estimate, whatever `--estimator` says, and no loop guards. With a preamble
+//! it keeps the preamble and the first request (the reference listing keeps only message 0).
 //!
-//! The seed's listings are checked byte for byte against this port in `tests/it/seed.rs`.
+//! The reference listings are checked byte for byte against this port in `tests/it/reference_listing.rs`.
 
 use super::drop::drop_exchanges;
 use super::params::Flavor;
@@ -24,12 +24,12 @@ pub(crate) fn seed_estimator(flavor: Flavor) -> Chars4 {
     })
 }
 
-/// The seed's prefix: its system prompt alone (it ignores tool schemas).
+/// The reference listing's prefix: its system prompt alone (it ignores tool schemas).
 pub(crate) fn seed_prefix(counter: &dyn TokenCounter, system: Option<&Message>) -> u64 {
     counter.prefix_units(system, &NO_TOOLS)
 }
 
-/// Compacts `work` as the seed's `compact()` does (deciding with the seed's own estimate, or
+/// Compacts `work` as the reference listing's `compact()` does (deciding with the reference listing's own estimate, or
 /// the true counter on a retry after an overflow); returns what it did and the estimates
 /// before and after.
 pub(crate) fn reference(work: &mut Work<'_>, flavor: Flavor) -> (Counts, u64, u64) {

@@ -348,7 +348,7 @@ stages! {
         true
     };
 
-    /// The seed's `compact()`, ported line by line: truncate then drop, with the seed's own
+    /// The reference listing's `compact()`, ported line by line: truncate then drop, with the reference listing's own
     /// estimate whatever `--estimator` says.
     Reference = "reference" {
         /// `ts` follows the TypeScript listing, `py` the Python one.

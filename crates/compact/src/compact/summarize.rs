@@ -1,4 +1,4 @@
-//! `summarize` (the seed's level 3): one model call summarises the oldest exchanges after the
+//! `summarize` (the reference listing's level 3): one model call summarises the oldest exchanges after the
 //! first request, and one user message starting `[Summary of earlier conversation]` replaces
 //! them where they began. Such a message is not a request.
 //!

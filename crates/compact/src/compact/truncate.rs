@@ -1,8 +1,8 @@
-//! `truncate` (the seed's level 1): old tool results become a one-line note with a preview.
+//! `truncate` (the reference listing's level 1): old tool results become a one-line note with a preview.
 //!
 //! Oldest first, between the first request message and the protected tail; stops as soon as the
 //! estimate fits. Skips results already starting with `[Truncated` (or holding another stage's
-//! placeholder) and results whose content is not a string. Like the seed, it rewrites a result
+//! placeholder) and results whose content is not a string. Like the reference listing, it rewrites a result
 //! even when the note is longer.
 
 use super::notes::{is_placeholder, truncation_note_of_length};

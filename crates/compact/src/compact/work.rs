@@ -129,7 +129,7 @@ impl<'a> Work<'a> {
         self.counter.tokens(self.total.saturating_sub(units))
     }
 
-    /// Replaces message `i`'s content, whatever it costs (the seed's truncation does so).
+    /// Replaces message `i`'s content, whatever it costs (the reference listing's truncation does so).
     pub(crate) fn rewrite(&mut self, i: usize, content: String) {
         let units = self.counter.units_with_content(&self.messages[i], &content);
         self.set(i, content, units);

@@ -1,4 +1,4 @@
-//! Lengths of text and JSON as the seed's two listings measure them, without building the text.
+//! Lengths of text and JSON as the reference listings (TypeScript and Python) measure them, without building the text.
 //!
 //! [`js_len`] is `JSON.stringify(value).length`: compact separators, UTF-16 code units, only `"`,
 //! `\` and control characters escaped. [`py_len`] is `len(json.dumps(value))` with Python's

@@ -1,8 +1,8 @@
-//! `chars4` and `chars4-py`: the seed's "about four characters per token" estimates.
+//! `chars4` and `chars4-py`: the reference listing's "about four characters per token" estimates.
 //!
 //! TypeScript: `ceil((SYSTEM.length + Σ JSON.stringify(m).length) / 4)`, lengths in UTF-16 units.
 //! Python: `ceil((len(SYSTEM) + Σ len(json.dumps(m))) / 4)`, lengths in code points of the
-//! ASCII-escaped text. One ceiling per request; tool schemas are ignored, as the seed does.
+//! ASCII-escaped text. One ceiling per request; tool schemas are ignored, as the reference listing does.
 
 use super::TokenCounter;
 use super::message_len::{
@@ -13,7 +13,7 @@ use crate::json_len::{code_points, js_string_len, py_string_len, utf16_len};
 use crate::message::Message;
 use crate::tool_schemas::ToolSchemas;
 
-/// Which listing of the seed the estimate follows.
+/// Which reference listing the estimate follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chars4Flavor {
     /// The TypeScript listing.
@@ -29,7 +29,7 @@ pub struct Chars4 {
 }
 
 impl Chars4 {
-    /// An estimator following one listing of the seed.
+    /// An estimator following one reference listing.
     pub fn new(flavor: Chars4Flavor) -> Chars4 {
         Chars4 { flavor }
     }

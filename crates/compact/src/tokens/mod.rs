@@ -103,9 +103,9 @@ fn count_each(counter: &dyn TokenCounter, messages: &[Message]) {
 /// The counters the command line can name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CounterKind {
-    /// The seed's TypeScript estimate: UTF-16 length of `JSON.stringify`, over 4.
+    /// The reference listing's TypeScript estimate: UTF-16 length of `JSON.stringify`, over 4.
     Chars4,
-    /// The seed's Python estimate: length of `json.dumps` (ASCII escapes), over 4.
+    /// The reference listing's Python estimate: length of `json.dumps` (ASCII escapes), over 4.
     Chars4Py,
     /// Exact BPE with GPT-4o's `o200k_base`, plus OpenAI's message framing.
     O200k,

@@ -166,7 +166,7 @@ impl RuleError {
 }
 
 /// Checks a list of Anthropic messages or Responses items against the format's pairing rules
-/// (DESIGN §14); returns how many calls of the last turn wait for results. Chat messages are
+/// ([`docs/formats.md`](../../../docs/formats.md)); returns how many calls of the last turn wait for results. Chat messages are
 /// checked by [`crate::check_pairing`].
 pub fn check(format: Format, list: &[Value]) -> Result<usize, RuleError> {
     match format {

@@ -1,4 +1,4 @@
-//! The agent loop (the seed's `ask`): one history across requests, the compactor before every
+//! The agent loop (the reference listing's `ask`): one history across requests, the compactor before every
 //! model call, tool calls run and answered, `max_turns` agent and refetch calls per request.
 //!
 //! It is the loop a Rust agent would embed: generic over the [`Model`] (scripted or live) and the

@@ -1,4 +1,4 @@
-//! A scenario's tools: [`FixtureTools`] answers from the scenario's fixtures, as the seed's loop
+//! A scenario's tools: [`FixtureTools`] answers from the scenario's fixtures, as the reference listing's loop
 //! would: results matched by tool name and arguments (compared as JSON values), several results
 //! for one key returned in order with the last repeating, `Unknown tool: NAME` for a tool that
 //! does not exist. The results of parallel calls come back in order of their delay.

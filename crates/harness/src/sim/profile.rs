@@ -1,4 +1,4 @@
-//! Behaviour profiles (DESIGN §17): how the simulated summarizer keeps, alters and loses facts,
+//! Behaviour profiles (`docs/behaviour.md`): how the simulated summarizer keeps, alters and loses facts,
 //! and what the scripted model does when a fact it needs is gone. Named profiles ship in
 //! `profiles.toml`, every number with its source; a user's own file has the same shape.
 

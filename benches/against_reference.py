@@ -1,13 +1,13 @@
-"""Runs the seed's Python compact() and ctxbench on the same generated histories.
+"""Runs the reference listing's Python compact() and ctxbench on the same generated histories.
 
 Checks that ctxbench (`reference:flavor=py`, the port of the Python listing) returns the same
 history, message for message, and prints how much faster it is, as a whole process, than the
-seed's compact() in one Python call. `truncate+drop` (the TypeScript semantics) is timed too.
+reference listing's compact() in one Python call. `truncate+drop` (the TypeScript semantics) is timed too.
 
-The listing is read at run time from the seed's Markdown (its `estimate_tokens`, `keep_from` and
+The listing is read at run time from the reference listing's Markdown (its `estimate_tokens`, `keep_from` and
 `compact`), never copied into this repository. Standard library only.
 
-Usage: python3 benches/against_seed.py SEED.md path/to/ctxbench [SIZES...]
+Usage: python3 benches/against_reference.py PATTERN.md path/to/ctxbench [SIZES...]
 """
 
 import ast
@@ -23,7 +23,7 @@ WANTED = {"estimate_tokens", "keep_from", "compact"}
 
 
 def load_listing(markdown_path):
-    """The three functions of the seed's Python listing, compiled."""
+    """The three functions of the reference listing's Python listing, compiled."""
     text = open(markdown_path, encoding="utf-8").read()
     start = text.index("```python", text.index("**Python**"))
     code = text[start + len("```python"):text.index("```", start + 9)]
@@ -98,7 +98,7 @@ def main():
               f"{td_seconds:>12.3f}s  {seed_seconds / td_seconds:>6.0f}×  {'yes' if same else 'NO'}"
               f"  ({len(messages)} → {len(expected)} messages)")
     if failed:
-        sys.exit("ctxbench and the seed disagree")
+        sys.exit("ctxbench and the reference listing disagree")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-//! The seed's own `compact()` outputs (TypeScript under Node, and its Python listing) against
+//! The reference listings' own `compact()` outputs (TypeScript under Node, and its Python listing) against
 //! `reference`, and against `truncate+drop` with the `chars4` estimator: byte for byte.
 
 use ctxbench_compact::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy};
@@ -66,7 +66,7 @@ fn check_listing(file: &str, strategies: &[(&str, CounterKind)]) {
 #[test]
 fn reference_is_the_typescript_listing() {
     check_listing(
-        "seed-compact-ts.jsonl",
+        "reference-compact-ts.jsonl",
         &[
             ("reference", CounterKind::O200k),
             ("truncate+drop", CounterKind::Chars4),
@@ -76,5 +76,8 @@ fn reference_is_the_typescript_listing() {
 
 #[test]
 fn reference_py_is_the_python_listing() {
-    check_listing("seed-compact-py.jsonl", &[("reference:flavor=py", CounterKind::O200k)]);
+    check_listing(
+        "reference-compact-py.jsonl",
+        &[("reference:flavor=py", CounterKind::O200k)],
+    );
 }
