@@ -222,7 +222,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         if args.no_plots { "" } else { ", plots/" },
         count(trace_names.len(), "trace")
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(interrupt.exit())
 }
 
 /// What the seeds were, for the settings line: `seeds 0..19 (auto: 60 of 110 configurations

@@ -44,7 +44,7 @@ pub struct GateArgs {
 
     /// Change allowed for the cost figures (tokens_sent, model_calls, peak_request_tokens,
     /// cost_usd, elapsed_s growing; cache_hit_rate falling): `2%` or `100`.
-    #[arg(long, default_value = "0%", value_name = "TOLERANCE")]
+    #[arg(long, default_value = "0%", value_name = "TOLERANCE", allow_hyphen_values = true)]
     tolerance: String,
 
     /// Growth allowed for one figure, overriding the rule: `tokens_sent=+2%`, `facts_lost=1`.
@@ -60,7 +60,7 @@ pub struct GateArgs {
     exact: bool,
 
     /// Rewrite the baseline with the current results (atomically) and print what changed.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "exact")]
     update: bool,
 
     /// Format of the report on stdout.
@@ -106,13 +106,13 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
         write_atomic(&args.baseline, &csv(&current)?)?;
         let headline = update_summary(&report, &args.baseline.display().to_string(), current.len());
         say!("{}", gate_markdown(&report, &headline));
-        eprintln!("{headline}");
         return Ok(ExitCode::SUCCESS);
     }
     let markdown = gate_markdown(&report, &gate_summary(&report));
-    match args.format {
-        GateFormat::Markdown => say!("{markdown}"),
-        GateFormat::Json => sayln!("{}", serde_json::to_string_pretty(&report)?),
+    // The files first: a report that says "passed" is not followed by a failure to write.
+    if let Some(path) = &args.junit {
+        write_atomic(path, gate_junit(&report).as_bytes())
+            .with_context(|| format!("--junit {}: cannot write the report there", path.display()))?;
     }
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
         let mut file = std::fs::OpenOptions::new()
@@ -122,10 +122,14 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("cannot append to GITHUB_STEP_SUMMARY ({})", summary.to_string_lossy()))?;
         file.write_all(markdown.as_bytes())?;
     }
-    if let Some(path) = &args.junit {
-        write_atomic(path, gate_junit(&report).as_bytes())?;
+    match args.format {
+        // The summary is the report's first line.
+        GateFormat::Markdown => say!("{markdown}"),
+        GateFormat::Json => {
+            sayln!("{}", serde_json::to_string_pretty(&report)?);
+            eprintln!("{}", gate_summary(&report));
+        }
     }
-    eprintln!("{}", gate_summary(&report));
     if report.undecided() {
         return Ok(ExitCode::from(super::exit::BAD_INPUT));
     }
@@ -139,7 +143,7 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
 fn gate_config(args: &GateArgs) -> anyhow::Result<GateConfig> {
     let tolerance = Tolerance::parse(&args.tolerance).with_context(|| {
         format!(
-            "--tolerance {:?}: expected a percentage (2%) or a number (100)",
+            "--tolerance {:?}: expected a growth allowed, 0 or more: a percentage (2%) or a number (100)",
             args.tolerance
         )
     })?;
@@ -186,6 +190,13 @@ fn read_rows(path: &PathBuf, baseline: bool) -> anyhow::Result<(Vec<ResultRow>, 
 
 /// Runs every configuration of the baseline again, on the scenarios of the same name.
 fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
+    if let Some(missing) = paths.iter().find(|p| !p.exists()) {
+        bail!(
+            "--scenarios {}: no such file or folder; run the gate where the baseline's scenarios are \
+             (the repository's root), or point --scenarios at them",
+            missing.display()
+        );
+    }
     let files = scenario_files(paths)?;
     let mut by_seed: BTreeMap<u64, Vec<Scenario>> = BTreeMap::new();
     let mut rows = Vec::with_capacity(baseline.len());

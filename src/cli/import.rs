@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, bail};
+use anyhow::bail;
 use clap::Args;
 use ctxbench_compact::Error;
 use ctxbench_compact::compact::Strategy;
@@ -52,7 +52,7 @@ pub struct ImportArgs {
     /// Tools safe to call again, as comma-separated globs (`get_*,search_*`): a fact lost from one
     /// of their results is fetched again instead of lost. None by default: a write is not safe to
     /// repeat.
-    #[arg(long, value_name = "PATTERN", value_delimiter = ',')]
+    #[arg(long, value_name = "PATTERN", value_delimiter = ',', value_parser = tool_glob)]
     refetchable: Vec<String>,
 
     /// Print each fact found, where it first appeared and which steps need it.
@@ -158,6 +158,24 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         }
         if args.explain {
             say!("{}", done.explain());
+        }
+    }
+    let tools: std::collections::BTreeSet<&str> = imported
+        .iter()
+        .filter_map(|(_, d)| d.scenario.get("tools").and_then(serde_json::Value::as_object))
+        .flat_map(|tools| tools.keys().map(String::as_str))
+        .collect();
+    for pattern in &args.refetchable {
+        if !tools.iter().any(|t| ctxbench_harness::import::glob(pattern, t)) {
+            let names: Vec<&str> = tools.iter().copied().collect();
+            eprintln!(
+                "warning: --refetchable {pattern} matches no tool of what was imported (its tools: {})",
+                if names.is_empty() {
+                    "none".to_owned()
+                } else {
+                    names.join(", ")
+                }
+            );
         }
     }
     let caches: Vec<&CacheFidelity> = imported.iter().filter_map(|(_, d)| d.cache.as_ref()).collect();
@@ -267,7 +285,7 @@ impl Conversation {
 
 /// The conversations of a file.
 fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
-    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let text = ctxbench_compact::input::read_text(file)?;
     let stem = file
         .file_stem()
         .map_or_else(|| "conversation".into(), |s| s.to_string_lossy().into_owned());
@@ -325,4 +343,22 @@ fn conversations(file: &Path) -> anyhow::Result<Vec<Conversation>> {
             notes: Vec::new(),
         })
         .collect())
+}
+
+/// A `--refetchable` pattern: a tool's name with `*` (any run of characters) and `?` (one).
+fn tool_glob(pattern: &str) -> Result<String, String> {
+    let pattern = pattern.trim();
+    if pattern.is_empty() {
+        return Err("an empty pattern; give tool names or globs like get_*,search_*".into());
+    }
+    match pattern
+        .chars()
+        .find(|c| !(c.is_alphanumeric() || "_-.:/*?".contains(*c)))
+    {
+        Some(c) => Err(format!(
+            "`{pattern}` is not a tool name or a glob: `{c}` has no meaning here; use * for any run of \
+             characters and ? for one (like get_*)"
+        )),
+        None => Ok(pattern.to_owned()),
+    }
 }

@@ -25,6 +25,16 @@ impl Interrupt {
     pub fn flag(&self) -> &AtomicBool {
         &self.0
     }
+
+    /// The exit once everything is written: 130 when Ctrl-C came after the runs (the reports were
+    /// finished first, and say so), else success.
+    pub fn exit(&self) -> ExitCode {
+        if self.0.load(Ordering::SeqCst) {
+            eprintln!("interrupted after the runs: the reports were finished first, and are complete");
+            return ExitCode::from(130);
+        }
+        ExitCode::SUCCESS
+    }
 }
 
 /// Says how far the runs got and how to go on; the exit code.

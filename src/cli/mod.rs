@@ -28,7 +28,7 @@ mod values;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Measures context compaction in LLM agent loops: what each strategy costs and what it breaks.
 #[derive(Debug, Parser)]
@@ -57,7 +57,13 @@ enum Command {
 
 /// Parses the command line and runs the command.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // A negative number given to a flag (`--threshold -0.5`) reaches the flag's own parser, which
+    // says what the flag takes, rather than clap's "use '-- -0'".
+    let command = Cli::command().mut_subcommands(|s| s.allow_negative_numbers(true));
+    let cli = match Cli::from_arg_matches(&command.get_matches()) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
     if !matches!(cli.command, Command::Compact(_)) {
         crate::huge_pages::allow();
     }

@@ -66,6 +66,15 @@ impl ScenarioArgs {
             .map(|(name, text)| Ok(parse_scenario(text, &format!("scenarios/{name}"), seed)?))
             .collect()
     }
+
+    /// How many scenarios [`ScenarioArgs::load`] gives, without loading them.
+    pub fn count(&self) -> anyhow::Result<usize> {
+        Ok(if self.bundled {
+            BUNDLED.len()
+        } else {
+            scenario_files(&self.files)?.len()
+        })
+    }
 }
 
 /// The files named, or every `*.json` under `scenarios/` sorted by name; a folder stands for

@@ -117,7 +117,15 @@ pub struct SweepArgs {
     /// configurations it lacks (same flags as the interrupted run).
     #[arg(long)]
     resume: bool,
+
+    /// Run a grid of more than a million configurations (refused without it: a step too fine is
+    /// the usual cause).
+    #[arg(long)]
+    yes: bool,
 }
+
+/// The most configurations a sweep runs without `--yes`.
+const LARGE_GRID: usize = 1_000_000;
 
 impl SweepArgs {
     fn grid(&self) -> anyhow::Result<Grid> {
@@ -176,6 +184,7 @@ impl SweepArgs {
 }
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
+    let began = Instant::now();
     let priced = args.server.bill.price.0.is_some();
     let objective =
         Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
@@ -193,6 +202,21 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if layout.is_empty() {
         bail!("no configuration to run: every --target is above every --threshold (a target is at most its threshold)");
     }
+    let scenario_count = args.scenarios.count()?;
+    let configurations = layout.len().saturating_mul(scenario_count);
+    let at_most = match &seeds {
+        Seeds::Auto => Seeds::AUTO,
+        Seeds::List(list) => list.len(),
+    };
+    eprintln!(
+        "sweep: {} × {} = {} (up to {} with {})",
+        count(layout.len(), "setting"),
+        count(scenario_count, "scenario"),
+        count(configurations, "configuration"),
+        count(configurations.saturating_mul(at_most), "run"),
+        count(at_most, "seed"),
+    );
+
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -216,6 +240,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         for probe in layout.probes() {
             probe.resolved(scenario).with_context(|| scenario.path.clone())?;
         }
+    }
+    if configurations > LARGE_GRID && !args.yes {
+        bail!(
+            "{} is more than {} configurations; pass --yes to run it all, or take a coarser step",
+            count(configurations, "configuration"),
+            thousands(LARGE_GRID as u64)
+        );
     }
     // Configurations are numbered scenario outermost, then by the layout; each runs its seeds.
     let grid_size = scenarios.len() * layout.len();
@@ -399,15 +430,16 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         Seeds::List(_) => String::new(),
     };
     eprintln!(
-        "swept {}{shard_note}{resumed_note}, {}{replicated_note}, in {:.2} s on {} ({} runs per second); wrote {}",
+        "swept {}{shard_note}{resumed_note}, {}{replicated_note}, in {:.2} s of runs on {} ({} runs per second), {:.2} s in all; wrote {}",
         count(done, "configuration"),
         count(runs, "run"),
         elapsed.as_secs_f64(),
         count(threads, "thread"),
         thousands((runs as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64),
+        began.elapsed().as_secs_f64(),
         results.display()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(interrupt.exit())
 }
 
 /// The seeds, for the settings line.

@@ -3,11 +3,16 @@
 
 /// A whole number of 0 or more.
 pub fn whole<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
-    let n: u64 = text
-        .trim()
-        .replace('_', "")
-        .parse()
-        .map_err(|_| format!("`{text}` is not a whole number (like 6000)"))?;
+    let digits = text.trim().replace('_', "");
+    let n: u64 = digits.parse().map_err(|_| {
+        if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+            format!("`{text}` is too large (at most {})", u64::MAX)
+        } else if digits.starts_with('-') {
+            format!("`{text}` is below 0; give a whole number of 0 or more")
+        } else {
+            format!("`{text}` is not a whole number (like 6000)")
+        }
+    })?;
     T::try_from(n).map_err(|_| format!("{n} is too large"))
 }
 
@@ -40,7 +45,14 @@ mod tests {
             whole::<u64>("abc"),
             Err("`abc` is not a whole number (like 6000)".into())
         );
-        assert_eq!(whole::<u64>("-5"), Err("`-5` is not a whole number (like 6000)".into()));
+        assert_eq!(
+            whole::<u64>("-5"),
+            Err("`-5` is below 0; give a whole number of 0 or more".into())
+        );
+        assert_eq!(
+            whole::<u64>("99999999999999999999"),
+            Err("`99999999999999999999` is too large (at most 18446744073709551615)".into())
+        );
         assert_eq!(whole::<u16>("70000"), Err("70000 is too large".into()));
         assert_eq!(positive::<usize>("0"), Err("must be at least 1".into()));
         assert_eq!(decimal("0.8"), Ok(0.8));

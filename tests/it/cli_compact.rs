@@ -223,7 +223,7 @@ fn bad_input_is_named_and_exits_2() {
         (
             &["--window", "100", "no-such-file.json"],
             "".into(),
-            "error: cannot read no-such-file.json",
+            "error: no-such-file.json: no such file or folder",
         ),
         (&[], "[]".into(), "--window <TOKENS>"),
     ];

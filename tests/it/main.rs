@@ -15,6 +15,7 @@ mod counts;
 mod import;
 mod import_sessions;
 mod layers;
+mod new_user;
 mod plots;
 mod probes;
 mod properties;

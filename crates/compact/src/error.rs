@@ -31,6 +31,14 @@ pub enum Error {
         /// What is wrong.
         msg: String,
     },
+    /// The file itself, before its content: a folder, an empty file, one that cannot be read.
+    #[error("{source_name}: {msg}")]
+    File {
+        /// The file.
+        source_name: String,
+        /// What is wrong.
+        msg: String,
+    },
     /// A history breaks the pairing rule between tool calls and results.
     #[error(
         "{source_name}: {broken}; every tool result must answer a call of the assistant message just before it, \
@@ -65,6 +73,26 @@ impl Error {
             line: e.line(),
             column: e.column(),
             msg,
+        }
+    }
+}
+
+impl Error {
+    /// [`Error::json`] for one line of a JSON-lines file: placed at that line of the file.
+    pub fn json_line(source_name: &str, e: &serde_json::Error, what: &str, line: usize) -> Error {
+        match Error::json(source_name, e, what) {
+            Error::Json {
+                source_name,
+                column,
+                msg,
+                ..
+            } => Error::Json {
+                source_name,
+                line,
+                column,
+                msg,
+            },
+            other => other,
         }
     }
 }
@@ -144,8 +172,8 @@ fn thing(text: &str) -> String {
 }
 
 /// The known name closest to `name`, when one is close: at most two edits, or one starts with
-/// the other.
-fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
+/// the other. For "did you mean …?" in messages.
+pub fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
     let lower = name.to_lowercase();
     known
         .iter()

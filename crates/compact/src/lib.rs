@@ -95,6 +95,7 @@ pub mod conversation;
 mod costs;
 mod error;
 pub mod fact;
+pub mod input;
 mod json_len;
 pub mod message;
 pub mod pairing;
@@ -106,7 +107,7 @@ pub mod wire;
 
 pub use compact::{Compaction, Compactor, Strategy, Summarizer};
 pub use conversation::Conversation;
-pub use error::Error;
+pub use error::{Error, nearest};
 pub use message::{Message, Role, ToolCall};
 pub use pairing::{Pairing, PairingError, check_pairing};
 pub use policy::Policy;

@@ -436,8 +436,12 @@ impl StageSpec {
             if name.is_empty() {
                 err(format!("empty strategy stage; expected one of: {}", stage_names()))
             } else {
+                let names: Vec<&str> = STAGES.iter().map(|s| s.name).collect();
+                let near = crate::error::nearest(name, &names)
+                    .map(|n| format!("did you mean `{n}`? "))
+                    .unwrap_or_default();
                 err(format!(
-                    "unknown strategy stage `{name}`; expected one of: {}",
+                    "unknown strategy stage `{name}`; {near}expected one of: {}",
                     stage_names()
                 ))
             }

@@ -156,6 +156,10 @@ mod tests {
                 "error: unknown strategy stage `trim`; expected one of: none, truncate, drop, summarize, mask, window, clear-tool-uses, reference",
             ),
             (
+                "truncat+drop",
+                "error: unknown strategy stage `truncat`; did you mean `truncate`? expected one of: none, truncate, drop, summarize, mask, window, clear-tool-uses, reference",
+            ),
+            (
                 "truncate+summarize",
                 "truncate:preview=150,trigger=threshold+summarize:keep=id/number/decision,ratio=0.1,aligned=false",
             ),

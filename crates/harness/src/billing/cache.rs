@@ -97,7 +97,10 @@ impl CacheMode {
         };
         match self {
             CacheMode::Prefix { block, .. } if key == "block" => {
-                *block = whole(value)?.max(1);
+                *block = whole(value)?;
+                if *block == 0 {
+                    return Err("cache block must be at least 1 token (OpenAI caches in blocks of 128)".into());
+                }
             }
             CacheMode::Prefix { min, .. } | CacheMode::Breakpoints { min, .. } if key == "min" => *min = whole(value)?,
             CacheMode::Prefix { ttl_s, .. } | CacheMode::Breakpoints { ttl_s, .. } if key == "ttl" => {
@@ -185,6 +188,7 @@ mod tests {
         );
         assert!(canonical("lru").is_err_and(|e| e.contains("expected none, prefix or breakpoints")));
         assert!(canonical("prefix:lookback=3").is_err_and(|e| e.contains("block, min, ttl, output")));
+        assert!(canonical("prefix:block=0").is_err_and(|e| e.contains("at least 1")));
         for text in [
             "prefix:block=128,min=1024,ttl=300,output=false",
             "breakpoints:min=4096,ttl=300,lookback=20,write=1.25",

@@ -199,8 +199,11 @@ impl Price {
         }
         Price::named(text).cloned().map(Some).ok_or_else(|| {
             let names: Vec<&str> = Price::table().iter().filter_map(|p| p.name.as_deref()).collect();
+            let near = ctxbench_compact::nearest(text, &names)
+                .map(|n| format!(" (did you mean {n}?)"))
+                .unwrap_or_default();
             format!(
-                "{text:?} is not a model of the price table; known: {}. Or give numbers \
+                "{text:?} is not a model of the price table{near}; known: {}. Or give numbers \
                  (input=…,cache_read=…,cache_write=…,output=…, dollars per million tokens), a FILE.toml, or none",
                 names.join(", ")
             )
@@ -226,6 +229,12 @@ impl fmt::Display for Price {
 
 /// `input=…,cache_read=…,cache_write=…,output=…`.
 fn numbers(text: &str) -> Result<Price, String> {
+    if let Some(sep) = [';', ' ', '&'].into_iter().find(|s| text.trim().contains(*s)) {
+        return Err(format!(
+            "--price: {text:?}: separate the prices with commas, not {:?} (input=3,output=15)",
+            sep.to_string()
+        ));
+    }
     let mut rates: [Option<Rate>; 4] = [None; 4];
     const KEYS: [&str; 4] = ["input", "cache_read", "cache_write", "output"];
     for part in text.split(',') {
@@ -309,7 +318,22 @@ struct Table {
 
 /// Reads a price table in the format of `prices.toml`.
 pub fn parse_table(text: &str) -> Result<Vec<Price>, String> {
-    let table: Table = toml::from_str(text).map_err(|e| e.to_string().trim().replace('\n', " "))?;
+    let table: Table = toml::from_str(text).map_err(|e| {
+        let place = e
+            .span()
+            .map(|span| {
+                let before = &text[..span.start.min(text.len())];
+                let line = 1 + before.matches('\n').count();
+                let column = 1 + before.rsplit('\n').next().map_or(0, |l| l.chars().count());
+                format!("{line}:{column}: ")
+            })
+            .unwrap_or_default();
+        format!(
+            "{place}{}; a price file holds [[model]] entries with name, input, cache_read, output (the layout of \
+             crates/harness/prices.toml)",
+            e.message().trim()
+        )
+    })?;
     table
         .model
         .into_iter()

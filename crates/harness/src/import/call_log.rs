@@ -51,12 +51,8 @@ pub fn conversations(text: &str, source_name: &str) -> Result<Vec<LoggedConversa
             at: format!("line {line_no}"),
             msg,
         };
-        let value: Value = serde_json::from_str(line).map_err(|e| Error::Json {
-            source_name: source_name.to_owned(),
-            line: line_no,
-            column: e.column(),
-            msg: e.to_string(),
-        })?;
+        let value: Value = serde_json::from_str(line)
+            .map_err(|e| Error::json_line(source_name, &e, "not a call log line", line_no))?;
         let request = value
             .get("request")
             .filter(|r| r.get("messages").is_some_and(Value::is_array))

@@ -74,12 +74,8 @@ pub fn read_session(
 ) -> Result<(LoggedConversation, Vec<String>), Error> {
     let mut lines = Vec::new();
     for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-        let value: Value = serde_json::from_str(line).map_err(|e| Error::Json {
-            source_name: source_name.to_owned(),
-            line: n + 1,
-            column: e.column(),
-            msg: e.to_string(),
-        })?;
+        let value: Value = serde_json::from_str(line)
+            .map_err(|e| Error::json_line(source_name, &e, "not a session log line", n + 1))?;
         lines.push((n + 1, value));
     }
     let read = match log {

@@ -107,7 +107,13 @@ fn csv_words(e: &csv::Error, headers: Option<&csv::StringRecord>, record: Option
                 csv::DeserializeErrorKind::ParseInt(_) => format!("`{value}` is not a whole number"),
                 csv::DeserializeErrorKind::ParseBool(_) => format!("`{value}` is not true or false"),
                 csv::DeserializeErrorKind::Message(m) => match m.strip_prefix("missing field `") {
-                    Some(name) => format!("the column `{}` is missing", name.trim_end_matches('`')),
+                    // A column is missing from the header, whatever row found it out.
+                    Some(name) => {
+                        return format!(
+                            "line 1 (the header): the column `{}` is missing; a results file is what compare, sweep or serve wrote",
+                            name.trim_end_matches('`')
+                        );
+                    }
                     None => format!("`{value}`: {m}"),
                 },
                 other => other.to_string(),

@@ -89,7 +89,7 @@ pub fn figures(c: &Config<'_>) -> String {
 /// broken, what `none` would do, and the trade against the front.
 pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> String {
     let Some(best) = verdict.ranked.first() else {
-        return "no strategy qualifies: every run overflowed, broke pairing or stopped (see why above)".into();
+        return "no strategy qualifies: every run overflowed, broke pairing or stopped (each one's overflows and stops are in the table)".into();
     };
     let pick = best.lead();
     let label = |c: &Config<'_>| labels.of_config(c);

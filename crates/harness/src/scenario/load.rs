@@ -19,15 +19,35 @@ use crate::scenario::FixtureTools;
 
 /// Reads and loads a scenario file.
 pub fn load_scenario(path: &std::path::Path, seed: u64) -> Result<Scenario, Error> {
-    let text = std::fs::read_to_string(path).map_err(|error| Error::Io {
-        path: path.to_owned(),
-        error,
-    })?;
+    let text = ctxbench_compact::input::read_text(path).map_err(Error::Input)?;
     parse_scenario(&text, &path.display().to_string(), seed)
 }
 
 /// Parses a scenario from its text; `path` names it in errors.
 pub fn parse_scenario(text: &str, path: &str, seed: u64) -> Result<Scenario, Error> {
+    // serde would read an array as the fields in order ("the number 1 where a string is
+    // expected"): say what the file holds instead.
+    let head = text.trim_start().chars().next();
+    if let Some(found @ ('[' | '"' | '0'..='9' | '-' | 't' | 'f' | 'n')) = head {
+        let what = match found {
+            '[' => "an array",
+            '"' => "a string",
+            't' | 'f' => "a boolean",
+            'n' => "null",
+            _ => "a number",
+        };
+        let at = text.len() - text.trim_start().len();
+        let line = 1 + text[..at].matches('\n').count();
+        let column = 1 + text[..at].rsplit('\n').next().map_or(0, |l| l.chars().count());
+        return Err(Error::Input(ctxbench_compact::Error::Json {
+            source_name: path.to_owned(),
+            line,
+            column,
+            msg: format!(
+                "not a scenario: the file holds {what}; a scenario is one JSON object {{\"name\": …, \"requests\": […]}} (see scenarios/schema.json)"
+            ),
+        }));
+    }
     let file: ScenarioFile = serde_json::from_str(text)
         .map_err(|e| Error::Input(ctxbench_compact::Error::json(path, &e, "not a scenario")))?;
     Loader {
@@ -38,6 +58,10 @@ pub fn parse_scenario(text: &str, path: &str, seed: u64) -> Result<Scenario, Err
     }
     .load(file)
 }
+
+/// The largest padding a scenario may ask for, in tokens: the largest context windows offered
+/// are about 2 million tokens.
+const MAX_PAD_TOKENS: u64 = 2_000_000;
 
 struct Loader<'a> {
     path: &'a str,
@@ -88,6 +112,7 @@ impl Loader<'_> {
         if file.name.trim().is_empty() {
             return Err(self.err(None, None, "the scenario needs a non-empty \"name\""));
         }
+        self.check_pads(&file)?;
         let mut values = BTreeSet::new();
         for (name, spec) in &file.facts {
             if spec.value.is_empty() {
@@ -222,6 +247,45 @@ impl Loader<'_> {
         };
         self.find_sources(&mut scenario)?;
         Ok(scenario)
+    }
+
+    /// Refuses a padding no run could use, before any is drawn: past [`MAX_PAD_TOKENS`] (the
+    /// text alone would take hundreds of megabytes), or past ten times the scenario's window
+    /// (every request that holds it would overflow many times over).
+    fn check_pads(&self, file: &ScenarioFile) -> Result<(), Error> {
+        let bound = file
+            .window
+            .filter(|w| *w > 0)
+            .map_or(MAX_PAD_TOKENS, |w| w.saturating_mul(10).min(MAX_PAD_TOKENS));
+        let too_large = |tokens: u64| -> Option<String> {
+            (tokens > bound).then(|| {
+                let why = match file.window {
+                    Some(w) if w.saturating_mul(10) < MAX_PAD_TOKENS => {
+                        format!("over ten times the scenario's window of {w}, so every request holding it overflows")
+                    }
+                    _ => format!(
+                        "over {MAX_PAD_TOKENS} tokens, more than any model's window, and its text alone would take \
+                         hundreds of megabytes"
+                    ),
+                };
+                format!("a pad of {tokens} tokens is {why}; give at most {bound}")
+            })
+        };
+        for (name, spec) in &file.tools {
+            for (k, result) in spec.results.iter().enumerate() {
+                if let Some(msg) = result.pad.and_then(|p| too_large(p.tokens)) {
+                    return Err(self.err(None, None, format!("tool {name:?}, result {}: {msg}", k + 1)));
+                }
+            }
+        }
+        for (r, request) in file.requests.iter().enumerate() {
+            for (st, step) in request.steps.iter().enumerate() {
+                if let Some(msg) = step.reply_pad.and_then(|p| too_large(p.tokens)) {
+                    return Err(self.err(Some(r), Some(st), format!("reply_pad: {msg}")));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn tools(

@@ -33,6 +33,15 @@ fn decimals(text: &str) -> usize {
     text.split_once('.').map_or(0, |(_, d)| d.len())
 }
 
+/// The most values one list or range may hold (a grid of them all is refused long before).
+const MAX_VALUES: usize = 10_000_000;
+
+fn too_many(text: &str, n: f64) -> GridError {
+    GridError(format!(
+        "{text:?} holds {n:.0} values, more than {MAX_VALUES} (a step too fine?); take a coarser step"
+    ))
+}
+
 /// Parses `0.8`, `0.5,0.8` or `0.5:0.95:0.05` (both ends included).
 pub fn parse_decimals(text: &str) -> Result<Vec<f64>, GridError> {
     let bad = || {
@@ -48,11 +57,22 @@ pub fn parse_decimals(text: &str) -> Result<Vec<f64>, GridError> {
                 end.parse().map_err(|_| bad())?,
                 step.parse().map_err(|_| bad())?,
             );
-            if s.is_nan() || s <= 0.0 || b < a {
-                return Err(bad());
+            if s.is_nan() || s <= 0.0 {
+                return Err(GridError(format!(
+                    "{text:?}: the step {step} must be above 0 (like {start}:{end}:0.05)"
+                )));
+            }
+            if b < a {
+                return Err(GridError(format!(
+                    "{text:?}: the range runs down, from {start} to {end}; write it from the smaller end ({end}:{start}:{step})"
+                )));
             }
             let d = decimals(step).max(decimals(start));
-            let n = ((b - a) / s + 1e-9).floor() as usize;
+            let n = ((b - a) / s + 1e-9).floor();
+            if n >= MAX_VALUES as f64 {
+                return Err(too_many(text, n + 1.0));
+            }
+            let n = n as usize;
             (0..=n)
                 .map(|k| format!("{:.d$}", a + k as f64 * s).parse().map_err(|_| bad()))
                 .collect()
@@ -70,16 +90,36 @@ pub fn parse_integers(text: &str) -> Result<Vec<u64>, GridError> {
         ))
     };
     let num = |v: &str| v.trim().parse::<u64>().map_err(|_| bad());
+    let down = |a: u64, b: u64, written: String| {
+        GridError(format!(
+            "{text:?}: the range runs down, from {a} to {b}; write it from the smaller end ({written})"
+        ))
+    };
     if let Some((a, b)) = text.split_once("..") {
         let (a, b) = (num(a)?, num(b.trim_start_matches('='))?);
-        return if a <= b { Ok((a..=b).collect()) } else { Err(bad()) };
+        if a <= b && b - a >= MAX_VALUES as u64 {
+            return Err(too_many(text, (b - a) as f64 + 1.0));
+        }
+        return if a <= b {
+            Ok((a..=b).collect())
+        } else {
+            Err(down(a, b, format!("{b}..{a}")))
+        };
     }
     let parts: Vec<&str> = text.split(':').collect();
     match parts.as_slice() {
         [a, b, s] => {
             let (a, b, s) = (num(a)?, num(b)?, num(s)?);
-            if s == 0 || b < a {
-                return Err(bad());
+            if s == 0 {
+                return Err(GridError(format!(
+                    "{text:?}: the step must be at least 1 (like {a}:{b}:1)"
+                )));
+            }
+            if b < a {
+                return Err(down(a, b, format!("{b}:{a}:{s}")));
+            }
+            if (b - a) / s >= MAX_VALUES as u64 {
+                return Err(too_many(text, ((b - a) / s) as f64 + 1.0));
             }
             Ok((a..=b).step_by(s as usize).collect())
         }
@@ -114,15 +154,17 @@ pub struct Grid {
 }
 
 /// Removes the values of `list` whose key repeats an earlier one's; returns the keys removed.
-pub fn dedup_by<T, K: PartialEq>(list: &mut Vec<T>, key: impl Fn(&T) -> K) -> Vec<K> {
+/// Each key is made once (a list of a million values takes a moment, not an hour).
+pub fn dedup_by<T, K: Ord + Clone>(list: &mut Vec<T>, key: impl Fn(&T) -> K) -> Vec<K> {
+    let mut seen = std::collections::BTreeSet::new();
     let mut kept: Vec<T> = Vec::with_capacity(list.len());
     let mut removed = Vec::new();
     for value in list.drain(..) {
         let k = key(&value);
-        if kept.iter().any(|v| key(v) == k) {
-            removed.push(k);
-        } else {
+        if seen.insert(k.clone()) {
             kept.push(value);
+        } else {
+            removed.push(k);
         }
     }
     *list = kept;
