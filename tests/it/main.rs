@@ -1,7 +1,12 @@
 //! The one integration test binary (ripgrep's habit): every module is a topic.
 
 mod cmd;
+// Shared with the library's own tests, where they live.
+#[allow(dead_code)]
+#[path = "../../crates/compact/tests/invariants/fixtures.rs"]
 mod fixtures;
+#[allow(dead_code)]
+#[path = "../../crates/compact/tests/invariants/generate.rs"]
 mod generate;
 
 mod behaviour;
@@ -10,16 +15,12 @@ mod cli_compact;
 mod cli_gate;
 mod cli_replay;
 mod cli_sweep;
-mod conversations;
-mod counts;
 mod import;
 mod import_sessions;
 mod layers;
 mod new_user;
 mod plots;
 mod probes;
-mod properties;
-mod reference_listing;
 mod render;
 mod renders;
 mod report_browser;
@@ -30,5 +31,3 @@ mod serve;
 mod serve_formats;
 mod serve_stream;
 mod verdicts;
-mod wire;
-mod wire_properties;

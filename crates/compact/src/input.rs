@@ -112,7 +112,7 @@ mod tests {
         let e = text_of(b"{\n  \"a\": \"\xC3\xA9\xFF\"}".to_vec(), "f.json").unwrap_err();
         assert_eq!(
             e.to_string(),
-            "f.json:2:9: not UTF-8 text (the byte 0xFF); save the file as UTF-8"
+            "f.json:2:10: not UTF-8 text (the byte 0xFF); save the file as UTF-8"
         );
         let mut read = String::new();
         skip_bom(&b"\xEF\xBB\xBF{\"x\": 1}"[..])

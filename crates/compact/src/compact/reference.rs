@@ -6,7 +6,7 @@
 //! with the reference listing's own estimate, whatever `--estimator` says, and no loop guards. With a preamble
 //! it keeps the preamble and the first request (the reference listing keeps only message 0).
 //!
-//! The reference listings are checked byte for byte against this port in `tests/it/reference_listing.rs`.
+//! The reference listings are checked byte for byte against this port in `tests/invariants/reference_listing.rs`.
 
 use super::drop::drop_exchanges;
 use super::params::Flavor;

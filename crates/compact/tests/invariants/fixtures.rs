@@ -4,9 +4,14 @@
 
 use std::path::{Path, PathBuf};
 
-/// `tests/fixtures/<rel>`; panics when it is missing (it is part of the repository).
+/// `tests/fixtures/<rel>` of the repository (found above the package that runs the tests);
+/// panics when it is missing (it is part of the repository).
 pub fn fixture(rel: &str) -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|dir| dir.join("tests/fixtures").is_dir())
+        .expect("the repository's tests/fixtures/ above the package");
+    let path = root.join("tests/fixtures").join(rel);
     assert!(path.exists(), "{} is part of the repository", path.display());
     path
 }

@@ -274,3 +274,28 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn every_declared_stage_is_drawn() {
+    use proptest::strategy::{Strategy as _, ValueTree};
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let mut drawn = std::collections::BTreeSet::new();
+    for _ in 0..500 {
+        let value = crate::generate::stage()
+            .new_tree(&mut runner)
+            .expect("a value")
+            .current();
+        drawn.insert(value.split(':').next().unwrap_or("").to_owned());
+    }
+    for declared in ctxbench_compact::compact::STAGES
+        .iter()
+        .filter(|s| !s.alone && s.name != "summarize")
+    {
+        assert!(
+            drawn.contains(declared.name),
+            "stage `{}` is declared but generate::stage() never draws it: add it there",
+            declared.name
+        );
+    }
+}
