@@ -1,5 +1,8 @@
 //! The one integration test binary (ripgrep's habit): every module is a topic.
 
+// A test crate: a failed unwrap is a failed test, with its place.
+#![allow(clippy::unwrap_used)]
+
 mod cmd;
 // Shared with the library's own tests, where they live.
 #[allow(dead_code)]

@@ -3,6 +3,9 @@
 //! exact token counts against tiktoken's, and real conversations. The data is the repository's
 //! `tests/fixtures/`.
 
+// A test crate: a failed unwrap is a failed test, with its place.
+#![allow(clippy::unwrap_used)]
+
 mod fixtures;
 mod generate;
 
