@@ -12,11 +12,13 @@ use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
 use ctxbench_compact::wire::Format;
+use ctxbench_harness::agent::OnOverflow;
 use ctxbench_harness::billing::cache::CacheMode;
 use ctxbench_harness::billing::latency::Latency;
 use ctxbench_harness::billing::price::Price;
-use ctxbench_harness::settings::{OnOverflow, Overflow, RunSettings, parse_estimator, parse_tokenizer};
+use ctxbench_harness::settings::{RunSettings, parse_estimator, parse_tokenizer};
 use ctxbench_harness::sim::profile::{Behaviour, Summarizer};
+use ctxbench_harness::sim::provider::Overflow;
 
 /// How a configuration is run.
 #[derive(Debug, Args)]

@@ -7,7 +7,7 @@ use ctxbench_harness::agent::model::{Model, ModelError, ModelRequest};
 use ctxbench_harness::billing::cache::CacheMode;
 use ctxbench_harness::billing::latency::Latency;
 use ctxbench_harness::scenario::parse_scenario;
-use ctxbench_harness::settings::Overflow;
+use ctxbench_harness::sim::provider::Overflow;
 use ctxbench_harness::sim::provider::{Provider, Server};
 use ctxbench_harness::sim::scripted::ScriptedModel;
 use ctxbench_harness::trace::CallKind;

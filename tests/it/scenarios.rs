@@ -5,11 +5,13 @@ use std::path::Path;
 
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_compact::tokens::Estimator;
+use ctxbench_harness::agent::OnOverflow;
 use ctxbench_harness::metrics::RunMetrics;
 use ctxbench_harness::run::{RunResult, run_scenario};
 use ctxbench_harness::scenario::{Scenario, files_in, load_scenario};
+use ctxbench_harness::settings::RunSettings;
 use ctxbench_harness::settings::STANDARD_STRATEGIES;
-use ctxbench_harness::settings::{OnOverflow, Overflow, RunSettings};
+use ctxbench_harness::sim::provider::Overflow;
 use ctxbench_harness::trace::CallRecord;
 
 fn scenario(name: &str) -> Scenario {

@@ -168,11 +168,10 @@ fn chat_follows_the_reference(text: &str) {
     assert!(usage[0]["usage"]["prompt_tokens"].is_u64(), "{}", usage[0]);
 }
 
-/// Anthropic: `message_start`, `ping`, blocks from index 0 each start, deltas, stop, then
-/// `message_delta` with the stop reason and output usage, `message_stop`; every event's name its
-/// data's `type`.
-fn anthropic_follows_the_reference(text: &str) {
-    let events: Vec<(String, Value)> = sse::parse(text)
+/// The events of a stream whose events are named (Anthropic, Responses): each name, and its data,
+/// whose `type` must be that name.
+fn named_events(text: &str) -> Vec<(String, Value)> {
+    sse::parse(text)
         .into_iter()
         .map(|(name, data)| {
             let data: Value = serde_json::from_str(&data).expect("JSON");
@@ -180,7 +179,14 @@ fn anthropic_follows_the_reference(text: &str) {
             assert_eq!(data["type"], name.as_str());
             (name, data)
         })
-        .collect();
+        .collect()
+}
+
+/// Anthropic: `message_start`, `ping`, blocks from index 0 each start, deltas, stop, then
+/// `message_delta` with the stop reason and output usage, `message_stop`; every event's name its
+/// data's `type`.
+fn anthropic_follows_the_reference(text: &str) {
+    let events = named_events(text);
     let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names[..2], ["message_start", "ping"]);
     assert_eq!(names[names.len() - 2..], ["message_delta", "message_stop"]);
@@ -228,15 +234,7 @@ fn anthropic_follows_the_reference(text: &str) {
 /// deltas and done events, the item done, then `response.completed`; sequence numbers from 0 in
 /// order; every event's name its data's `type`.
 fn responses_follow_the_reference(text: &str) {
-    let events: Vec<(String, Value)> = sse::parse(text)
-        .into_iter()
-        .map(|(name, data)| {
-            let data: Value = serde_json::from_str(&data).expect("JSON");
-            let name = name.expect("an event name");
-            assert_eq!(data["type"], name.as_str());
-            (name, data)
-        })
-        .collect();
+    let events = named_events(text);
     for (k, (_, data)) in events.iter().enumerate() {
         assert_eq!(data["sequence_number"], k, "{data}");
     }

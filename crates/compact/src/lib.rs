@@ -104,10 +104,11 @@ pub mod request_body;
 pub mod tokens;
 pub mod tool_schemas;
 pub mod wire;
+mod words;
 
 pub use compact::{Compaction, Compactor, Strategy, Summarizer};
 pub use conversation::Conversation;
-pub use error::{Error, nearest};
+pub use error::Error;
 pub use message::{Message, Role, ToolCall};
 pub use pairing::{Pairing, PairingError, check_pairing};
 pub use policy::Policy;
@@ -115,3 +116,4 @@ pub use request_body::RequestBody;
 pub use tokens::{CounterKind, Estimator, TokenCounter};
 pub use tool_schemas::ToolSchemas;
 pub use wire::Format;
+pub use words::nearest;

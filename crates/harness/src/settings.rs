@@ -11,45 +11,13 @@ use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-pub use crate::agent::OnOverflow;
+use crate::agent::OnOverflow;
 use crate::billing::cache::CacheMode;
 use crate::billing::latency::Latency;
 use crate::billing::price::Price;
 use crate::scenario::Scenario;
 use crate::sim::profile::{Behaviour, Summarizer};
-
-/// What the server does with a request over the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Overflow {
-    /// Reject it with a context-length error.
-    Reject,
-    /// Drop whole messages, oldest first, until it fits.
-    Truncate,
-}
-
-impl Overflow {
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<Overflow> {
-        [Overflow::Reject, Overflow::Truncate]
-            .into_iter()
-            .find(|o| o.as_str() == name)
-    }
-
-    /// The command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Overflow::Reject => "reject",
-            Overflow::Truncate => "truncate",
-        }
-    }
-}
-
-impl fmt::Display for Overflow {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::sim::provider::Overflow;
 
 /// The strategies `compare` and `sweep` run when none are named.
 pub const STANDARD_STRATEGIES: [&str; 10] = [

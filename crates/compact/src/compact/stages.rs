@@ -437,7 +437,7 @@ impl StageSpec {
                 err(format!("empty strategy stage; expected one of: {}", stage_names()))
             } else {
                 let names: Vec<&str> = STAGES.iter().map(|s| s.name).collect();
-                let near = crate::error::nearest(name, &names)
+                let near = crate::words::nearest(name, &names)
                     .map(|n| format!("did you mean `{n}`? "))
                     .unwrap_or_default();
                 err(format!(
