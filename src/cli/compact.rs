@@ -19,7 +19,7 @@ use ctxbench_compact::{Compaction, Compactor, Conversation, Format, Policy, Requ
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
 
-use super::settings_args::{FormatArg, PolicyArgs, TokenizerArg};
+use super::settings_args::{PolicyArgs, TokenizerArg, format_parser};
 
 /// Compact a real conversation and report what the strategy did.
 ///
@@ -55,8 +55,8 @@ pub struct CompactArgs {
 
     /// The body's wire format; told from its fields when absent (`input` is Responses; a
     /// top-level `system` or Anthropic content blocks are Anthropic; anything else chat).
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    format: Option<FormatArg>,
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser())]
+    format: Option<Format>,
 
     /// The report's format on stderr.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
@@ -169,7 +169,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
         Some(path) => path.display().to_string(),
         None => "<stdin>".to_owned(),
     };
-    let mut body = read_body(args.file.as_ref(), &source_name, args.format.map(FormatArg::format))?;
+    let mut body = read_body(args.file.as_ref(), &source_name, args.format)?;
     // Only chat carries arguments as text a client wrote; the other formats hold JSON objects
     // (Anthropic) or free-text inputs of custom tools (Responses).
     if body.format() == Format::Chat {

@@ -19,7 +19,7 @@ use ctxbench_harness::settings::RunSettings;
 
 use super::files::write_atomic;
 use super::output::{say, sayln};
-use super::settings_args::{BillArgs, FormatArg};
+use super::settings_args::{BillArgs, format_parser};
 
 /// Turn logged conversations into scenarios, their facts found automatically.
 ///
@@ -62,15 +62,15 @@ pub struct ImportArgs {
     /// The wire format of the request bodies; told from their fields when absent (`input` is
     /// Responses; a top-level `system` or Anthropic content blocks are Anthropic; anything else
     /// chat). A call log is chat and a session log its agent's format: --format must agree.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    format: Option<FormatArg>,
+    #[arg(long, value_name = "FORMAT", value_parser = format_parser())]
+    format: Option<Format>,
 
     #[command(flatten)]
     bill: BillArgs,
 }
 
 pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
-    let format = args.format.map(FormatArg::format);
+    let format = args.format;
     let options = ImportOptions {
         refetchable: args.refetchable.clone(),
         replay: args.bill.apply(RunSettings::new(Strategy::none())),

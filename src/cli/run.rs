@@ -63,7 +63,7 @@ struct LiveArgs {
 
     /// The wire format the endpoint speaks: chat (POST /chat/completions), anthropic (POST
     /// /messages, the key sent as x-api-key) or responses (POST /responses).
-    #[arg(long, value_name = "API", default_value = "chat", value_parser = api, requires = "endpoint")]
+    #[arg(long, value_name = "API", default_value = "chat", value_parser = super::settings_args::format_parser(), requires = "endpoint")]
     api: Format,
 
     /// Seconds a call may take, retries aside.
@@ -86,10 +86,6 @@ struct LiveArgs {
 }
 
 const BAR: usize = 40;
-
-fn api(text: &str) -> Result<Format, String> {
-    Format::parse(text).ok_or_else(|| format!("{text:?} is not an API; expected chat, anthropic or responses"))
-}
 
 pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;

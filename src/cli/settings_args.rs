@@ -3,7 +3,7 @@
 //! [`SettingsArgs`]; `sweep` takes lists of the policy's values and the [`ServerArgs`] (with
 //! the [`BillArgs`]);
 //! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`]; `compact` and `import` take a
-//! [`FormatArg`].
+//! [`format_parser`].
 
 use clap::{Args, ValueEnum};
 
@@ -276,23 +276,10 @@ impl From<OnOverflow> for OnOverflowArg {
     }
 }
 
-/// A wire format, as `--format` names it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FormatArg {
-    /// OpenAI chat completions.
-    Chat,
-    /// Anthropic Messages.
-    Anthropic,
-    /// OpenAI Responses.
-    Responses,
-}
-
-impl FormatArg {
-    pub fn format(self) -> Format {
-        match self {
-            FormatArg::Chat => Format::Chat,
-            FormatArg::Anthropic => Format::Anthropic,
-            FormatArg::Responses => Format::Responses,
-        }
-    }
+/// `--format` and `--api`: a wire format by the name the library gives it ([`Format::name`]), the
+/// names and titles listed in `--help` from the same declaration.
+pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser as _;
+    let names = Format::ALL.map(|f| clap::builder::PossibleValue::new(f.name()).help(f.title()));
+    clap::builder::PossibleValuesParser::new(names).try_map(|name| Format::parse(&name).ok_or("not a wire format"))
 }
