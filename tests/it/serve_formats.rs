@@ -219,6 +219,23 @@ pub fn python_with(package: &str) -> Option<String> {
     has.then_some(python)
 }
 
+/// Runs `python ARGS` from the repository; its stdout, once it exited 0 (else the test fails,
+/// with what it said).
+pub fn run_python(python: &str, args: &[&str], what: &str) -> String {
+    let out = Command::new(python)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .output()
+        .expect("python runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{what}: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// The Python loop of `examples/agent.py` over chat and over Responses (official `openai`
 /// package), and `examples/agent_anthropic.py` (official `anthropic` package), against one
 /// `serve` with Anthropic's cache: the same compaction in each format, and the same figures.
@@ -243,18 +260,12 @@ fn the_official_clients_measure_alike_in_every_format() {
         ),
     ];
     for (user, args) in runs {
-        let out = Command::new(&python)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(args)
-            .args(["--budget", "150", "--user", user])
-            .output()
-            .expect("python runs");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{user}: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let args: Vec<&str> = args
+            .iter()
+            .copied()
+            .chain(["--budget", "150", "--user", user])
+            .collect();
+        let stdout = run_python(&python, &args, user);
         assert!(stdout.contains("tool: create_return"), "{user}: {stdout}");
     }
     let (_, report) = get(&format!("{}/ctxbench/report", served.url));

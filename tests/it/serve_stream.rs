@@ -5,7 +5,6 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use ctxbench_harness::http::sse;
@@ -16,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::cmd::{ctxbench, read, scratch};
 use crate::serve::{Served, get};
-use crate::serve_formats::python_with;
+use crate::serve_formats::{python_with, run_python};
 
 const SCENARIO: &str = "scenarios/bike-shop-return.json";
 const FIRST: &str = "Hi! My order #4471 came with a bent front wheel. Can you help?";
@@ -418,16 +417,10 @@ fn the_official_clients_stream_readers_reassemble_every_reply() {
     let dir = scratch("serve-stream-python");
     for scenario in [SCENARIO, "scenarios/parallel-calls.json"] {
         let served = Served::start(scenario, &dir.join("serve"), &["--cache", "breakpoints:min=64"]);
-        let out = Command::new(&python)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["tests/python/stream_clients.py", scenario, &served.url])
-            .output()
-            .expect("python runs");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{scenario}: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
+        let stdout = run_python(
+            &python,
+            &["tests/python/stream_clients.py", scenario, &served.url],
+            scenario,
         );
         for api in ["chat", "responses", "anthropic"] {
             assert!(stdout.contains(&format!("{api}: ")), "{stdout}");
@@ -457,26 +450,17 @@ fn a_streaming_agents_sdk_run_equals_the_run_in_process() {
     let served = Served::start(SCENARIO, &dir.join("serve"), &[]);
     let base = format!("{}/v1", served.url);
     for api in ["responses", "chat"] {
-        let out = Command::new(&python)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "examples/agents_sdk.py",
-                SCENARIO,
-                "--base-url",
-                &base,
-                "--api",
-                api,
-                "--user",
-                api,
-            ])
-            .output()
-            .expect("python runs");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{api}: {stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let args = [
+            "examples/agents_sdk.py",
+            SCENARIO,
+            "--base-url",
+            &base,
+            "--api",
+            api,
+            "--user",
+            api,
+        ];
+        let stdout = run_python(&python, &args, api);
         assert!(stdout.contains("model calls streamed"), "{api}: {stdout}");
     }
     let (_, report) = get(&format!("{}/ctxbench/report", served.url));

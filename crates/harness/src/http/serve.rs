@@ -95,6 +95,15 @@ impl Response {
         }
     }
 
+    /// A reply `body`, as JSON or, when the request asked for a stream (`stream`: whether chat's
+    /// usage chunk was asked for), as its events paced by `pace`.
+    fn reply(format: Format, body: Value, stream: Option<bool>, pace: Pace) -> Response {
+        match stream {
+            Some(usage_chunk) => Response::events(stream::events(format, &body, usage_chunk, pace)),
+            None => Response::json(200, body),
+        }
+    }
+
     fn events(events: Vec<Event>) -> Response {
         Response {
             status: 200,
@@ -383,10 +392,7 @@ impl<'a> Endpoint<'a> {
         let result = run.server.complete(req);
         if matches!(result, Err(ModelError::ScriptEnded)) {
             let ended = shapes::script_ended(format, run.trace.len() + 1, model);
-            return match incoming.stream {
-                Some(usage_chunk) => Response::events(stream::events(format, &ended, usage_chunk, Pace::NOW)),
-                None => Response::json(200, ended),
-            };
+            return Response::reply(format, ended, incoming.stream, Pace::NOW);
         }
         let window = self.config.window;
         let prefix = match (&result, kind) {
@@ -421,12 +427,7 @@ impl<'a> Endpoint<'a> {
                     run.played.insert(step);
                 }
                 let body = shapes::reply(format, model, reply.message, &record);
-                match incoming.stream {
-                    Some(usage_chunk) => {
-                        Response::events(stream::events(format, &body, usage_chunk, self.pace(&record)))
-                    }
-                    None => Response::json(200, body),
-                }
+                Response::reply(format, body, incoming.stream, self.pace(&record))
             }
             Err(ModelError::ContextWindowExceeded { needed, limit }) => Response::error(
                 format,
