@@ -19,7 +19,7 @@ use ctxbench_compact::{Compaction, Compactor, Conversation, Format, Policy, Requ
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
 
-use super::settings_args::{PolicyArgs, TokenizerArg, format_parser};
+use super::settings_args::{PolicyArgs, TokenizerArg, named};
 
 /// Compact a real conversation and report what the strategy did.
 ///
@@ -55,7 +55,7 @@ pub struct CompactArgs {
 
     /// The body's wire format; told from its fields when absent (`input` is Responses; a
     /// top-level `system` or Anthropic content blocks are Anthropic; anything else chat).
-    #[arg(long, value_name = "FORMAT", value_parser = format_parser())]
+    #[arg(long, value_name = "FORMAT", value_parser = named::<Format>())]
     format: Option<Format>,
 
     /// The report's format on stderr.
@@ -201,7 +201,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     };
     let pairing = check_pairing(&body.conversation.messages);
     let report = Report {
-        format: body.format().name(),
+        format: body.format().as_str(),
         true_tokens_approximate: body.format().counts_approximate(),
         strategy: compactor.strategy().to_string(),
         estimator: compactor.estimator_name(),

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use ctxbench_harness::gate::{GateConfig, Tolerance, compare};
 use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary, update_summary};
-use ctxbench_harness::report::{ResultRow, absent_figures, csv, read_csv};
+use ctxbench_harness::report::{ResultRow, Row, absent_figures, csv, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::Scenario;
 
@@ -200,6 +200,14 @@ fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec
     let files = scenario_files(paths)?;
     let mut by_seed: BTreeMap<u64, Vec<Scenario>> = BTreeMap::new();
     let mut rows = Vec::with_capacity(baseline.len());
+    if let Some(row) = baseline.iter().find(|r| r.settings.run.is_some()) {
+        bail!(
+            "the baseline holds runs of an outside agent served by `ctxbench serve` ({} · {}), which the gate \
+             cannot run again; serve the agent again and give its results.csv with --current",
+            row.scenario,
+            row.label()
+        );
+    }
     for row in baseline {
         let seed = row.settings.seed;
         let scenarios = match by_seed.entry(seed) {

@@ -19,7 +19,7 @@ use ctxbench_harness::settings::RunSettings;
 
 use super::files::write_atomic;
 use super::output::{say, sayln};
-use super::settings_args::{BillArgs, format_parser};
+use super::settings_args::{BillArgs, named};
 
 /// Turn logged conversations into scenarios, their facts found automatically.
 ///
@@ -62,7 +62,7 @@ pub struct ImportArgs {
     /// The wire format of the request bodies; told from their fields when absent (`input` is
     /// Responses; a top-level `system` or Anthropic content blocks are Anthropic; anything else
     /// chat). A call log is chat and a session log its agent's format: --format must agree.
-    #[arg(long, value_name = "FORMAT", value_parser = format_parser())]
+    #[arg(long, value_name = "FORMAT", value_parser = named::<Format>())]
     format: Option<Format>,
 
     #[command(flatten)]

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_harness::human::count;
-use ctxbench_harness::report::{CsvRows, ResultRow, csv, read_csv};
+use ctxbench_harness::report::{CsvRows, ResultRow, Row, csv, read_csv};
 use ctxbench_harness::sweep::row_order;
 
 use super::files::write_atomic;
@@ -58,7 +58,8 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
 fn twice(row: &ResultRow) -> String {
     format!(
         "{} · {} appears twice; were two shards given the same slice?",
-        row.scenario, row.settings.strategy
+        row.scenario,
+        row.label()
     )
 }
 

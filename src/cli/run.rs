@@ -63,7 +63,7 @@ struct LiveArgs {
 
     /// The wire format the endpoint speaks: chat (POST /chat/completions), anthropic (POST
     /// /messages, the key sent as x-api-key) or responses (POST /responses).
-    #[arg(long, value_name = "API", default_value = "chat", value_parser = super::settings_args::format_parser(), requires = "endpoint")]
+    #[arg(long, value_name = "API", default_value = "chat", value_parser = super::settings_args::named::<Format>(), requires = "endpoint")]
     api: Format,
 
     /// Seconds a call may take, retries aside.

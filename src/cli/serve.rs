@@ -10,19 +10,21 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, anyhow, bail};
+use anyhow::{Context, anyhow};
 use clap::Args;
+use ctxbench_compact::wire::Format;
 use ctxbench_harness::http::error_body;
 use ctxbench_harness::http::serve::{Body, Endpoint, Response, ServeConfig};
 use ctxbench_harness::http::sse::Event;
 use ctxbench_harness::human::thousands;
-use ctxbench_harness::report::{csv, json, table};
+use ctxbench_harness::report::{Row, csv, json, table};
 use ctxbench_harness::scenario::load_scenario;
 use ctxbench_harness::settings::{RunSettings, price_text};
+use ctxbench_harness::sim::provider::Overflow;
 
 use super::files::{trace_lines, write_atomic};
 use super::output::{say, sayln};
-use super::settings_args::{BillArgs, OverflowArg, ProfileArgs, TokenizerArg};
+use super::settings_args::{BillArgs, ProfileArgs, TokenizerArg, named};
 
 /// Serve a scenario as a model's endpoint (OpenAI chat, Anthropic Messages, OpenAI Responses), to
 /// measure any agent from outside.
@@ -66,8 +68,8 @@ pub struct ServeArgs {
     tokenizer: TokenizerArg,
 
     /// What it does with a request over the window.
-    #[arg(long, value_enum, default_value_t = OverflowArg::from(RunSettings::DEFAULT_OVERFLOW))]
-    overflow: OverflowArg,
+    #[arg(long, value_parser = named::<Overflow>(), default_value = RunSettings::DEFAULT_OVERFLOW.as_str())]
+    overflow: Overflow,
 
     /// Seed of the scripted model's draws (padding, summaries).
     #[arg(long, default_value_t = RunSettings::DEFAULT_SEED, value_parser = super::values::whole::<u64>)]
@@ -99,26 +101,22 @@ pub struct ServeArgs {
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let scenario = load_scenario(&args.file, args.seed)?;
-    let Some(window) = args.window.or(scenario.window) else {
-        bail!("{}: the scenario sets no window; give one with --window", scenario.path);
-    };
-    let tokenizer = args.tokenizer.tokenizer;
-    let cache = args.bill.cache();
+    let settings = args.bill.apply(RunSettings {
+        window: args.window,
+        tokenizer: args.tokenizer.tokenizer,
+        overflow: args.overflow,
+        seed: args.seed,
+        summarizer: args.profiles.summarizer,
+        model_profile: args.profiles.model_profile,
+        ..RunSettings::served()
+    });
     let endpoint = Endpoint::new(
         &scenario,
         ServeConfig {
-            window,
-            tokenizer,
-            overflow: args.overflow.into(),
-            seed: args.seed,
-            summarizer: args.profiles.summarizer,
-            model_profile: args.profiles.model_profile,
-            price: args.bill.price.0.as_ref().map(|p| p.for_cache(&cache)),
-            cache,
-            latency: args.bill.latency,
+            settings,
             max_body: args.max_body_mib.saturating_mul(1024 * 1024),
         },
-    );
+    )?;
     let server = tiny_http::Server::http((args.bind, args.port))
         .map_err(|e| anyhow!("cannot listen on {}:{}: {e}", args.bind, args.port))?;
     let addr = server.server_addr().to_ip().context("the listener has no IP address")?;
@@ -127,17 +125,19 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot catch Ctrl-C")?;
     sayln!("listening on http://{addr}");
     std::io::stdout().flush()?;
+    let settings = &endpoint.config().settings;
     eprintln!(
-        "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · summarizer {} · model {} · seed {} · POST http://{addr}/v1/chat/completions, /v1/messages or /v1/responses · Ctrl-C writes {}",
+        "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · idle {} · summarizer {} · model {} · seed {} · POST http://{addr}/v1/chat/completions, /v1/messages or /v1/responses · Ctrl-C writes {}",
         scenario.name,
-        thousands(window),
-        tokenizer.as_str(),
-        endpoint.config().overflow.as_str(),
-        price_text(&endpoint.config().price),
-        endpoint.config().cache,
-        endpoint.config().summarizer,
-        endpoint.config().model_profile,
-        args.seed,
+        thousands(settings.window.unwrap_or_default()),
+        settings.tokenizer.as_str(),
+        settings.overflow.as_str(),
+        price_text(&settings.price),
+        settings.cache,
+        settings.idle_s.map_or("per request".to_owned(), |s| format!("{s} s")),
+        settings.summarizer,
+        settings.model_profile,
+        settings.seed,
         args.out.display()
     );
     std::thread::scope(|s| {
@@ -153,7 +153,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     )?;
     for (i, (row, trace)) in rows.iter().zip(&traces).enumerate() {
         let name: String = row
-            .run
+            .label()
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || "-_.".contains(c) {
@@ -169,7 +169,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         )?;
     }
     say!("{}", table(&rows));
-    if rows.iter().any(|r| r.format.counts_approximate()) {
+    if rows
+        .iter()
+        .any(|r| r.settings.format.is_some_and(Format::counts_approximate))
+    {
         eprintln!(
             "note: the token figures of runs in Anthropic Messages are o200k's approximation of Anthropic's tokenizer"
         );

@@ -2,16 +2,16 @@
 //! from the settings themselves ([`RunSettings`], [`Policy`]): `compare`, `run` and `gate` take
 //! [`SettingsArgs`]; `sweep` takes lists of the policy's values and the [`ServerArgs`] (with
 //! the [`BillArgs`]);
-//! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`]; `compact` and `import` take a
-//! [`format_parser`].
+//! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`]; a library enum's names are read by
+//! [`named`].
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::values::{decimal, positive, whole};
 use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::named::Named;
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
-use ctxbench_compact::wire::Format;
 use ctxbench_harness::agent::OnOverflow;
 use ctxbench_harness::billing::cache::CacheMode;
 use ctxbench_harness::billing::latency::Latency;
@@ -91,12 +91,12 @@ pub struct ServerArgs {
     pub tokenizer: TokenizerArg,
 
     /// What the server does with a request over the window.
-    #[arg(long, value_enum, default_value_t = OverflowArg::from(RunSettings::DEFAULT_OVERFLOW))]
-    pub overflow: OverflowArg,
+    #[arg(long, value_parser = named::<Overflow>(), default_value = RunSettings::DEFAULT_OVERFLOW.as_str())]
+    pub overflow: Overflow,
 
     /// What the loop does when the server rejects a request as too long.
-    #[arg(long, value_enum, default_value_t = OnOverflowArg::from(RunSettings::DEFAULT_ON_OVERFLOW))]
-    pub on_overflow: OnOverflowArg,
+    #[arg(long, value_parser = named::<OnOverflow>(), default_value = RunSettings::DEFAULT_ON_OVERFLOW.as_str())]
+    pub on_overflow: OnOverflow,
 
     /// Agent and refetch calls allowed per request; default: the scenario's (its steps plus needs).
     #[arg(long, value_name = "N", value_parser = positive::<usize>)]
@@ -211,8 +211,8 @@ impl ServerArgs {
     pub fn settings(&self, strategy: Strategy) -> RunSettings {
         self.bill.apply(RunSettings {
             tokenizer: self.tokenizer.tokenizer,
-            overflow: self.overflow.into(),
-            on_overflow: self.on_overflow.into(),
+            overflow: self.overflow,
+            on_overflow: self.on_overflow,
             max_turns: self.max_turns,
             seed: self.seed,
             summarizer: self.profiles.summarizer.clone(),
@@ -222,64 +222,13 @@ impl ServerArgs {
     }
 }
 
-/// `--overflow`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OverflowArg {
-    /// Reject with a context-length error, as OpenAI does.
-    Reject,
-    /// Cut the oldest messages until it fits, as some local servers do.
-    Truncate,
-}
-
-impl From<OverflowArg> for Overflow {
-    fn from(arg: OverflowArg) -> Overflow {
-        match arg {
-            OverflowArg::Reject => Overflow::Reject,
-            OverflowArg::Truncate => Overflow::Truncate,
-        }
-    }
-}
-
-impl From<Overflow> for OverflowArg {
-    fn from(value: Overflow) -> OverflowArg {
-        match value {
-            Overflow::Reject => OverflowArg::Reject,
-            Overflow::Truncate => OverflowArg::Truncate,
-        }
-    }
-}
-
-/// `--on-overflow`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum OnOverflowArg {
-    /// Stop the run.
-    Abort,
-    /// Compact again with the true count and resend once.
-    CompactRetry,
-}
-
-impl From<OnOverflowArg> for OnOverflow {
-    fn from(arg: OnOverflowArg) -> OnOverflow {
-        match arg {
-            OnOverflowArg::Abort => OnOverflow::Abort,
-            OnOverflowArg::CompactRetry => OnOverflow::CompactRetry,
-        }
-    }
-}
-
-impl From<OnOverflow> for OnOverflowArg {
-    fn from(value: OnOverflow) -> OnOverflowArg {
-        match value {
-            OnOverflow::Abort => OnOverflowArg::Abort,
-            OnOverflow::CompactRetry => OnOverflowArg::CompactRetry,
-        }
-    }
-}
-
-/// `--format` and `--api`: a wire format by the name the library gives it ([`Format::name`]), the
-/// names and titles listed in `--help` from the same declaration.
-pub fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+/// A flag whose values are a library enum's names ([`Named`]): `--overflow`, `--on-overflow`,
+/// `--format`, `--api`. The names, what each means in `--help`, and the errors all come from
+/// the enum's one declaration.
+pub fn named<T: Named + Clone>() -> impl clap::builder::TypedValueParser<Value = T> {
     use clap::builder::TypedValueParser as _;
-    let names = Format::ALL.map(|f| clap::builder::PossibleValue::new(f.name()).help(f.title()));
-    clap::builder::PossibleValuesParser::new(names).try_map(|name| Format::parse(&name).ok_or("not a wire format"))
+    let values = T::ALL
+        .iter()
+        .map(|v| clap::builder::PossibleValue::new(v.name()).help(v.help()));
+    clap::builder::PossibleValuesParser::new(values).try_map(|name| T::from_name(&name).ok_or("not one of its names"))
 }

@@ -32,5 +32,6 @@ mod scenario_files;
 mod scenarios;
 mod serve;
 mod serve_formats;
+mod serve_results;
 mod serve_stream;
 mod verdicts;

@@ -170,7 +170,7 @@ fn the_bill_stacks_each_calls_cost_and_the_flip_shows_against_tokens() {
     let refs: Vec<&Vec<CallRecord>> = traces.iter().collect();
     let price_of = |strategy: &str| {
         let row = rows.iter().find(|r| r.settings.strategy.to_string() == strategy)?;
-        Some(row.settings.price.as_ref()?.for_cache(&row.settings.cache))
+        row.settings.billed_price()
     };
     let chart = bill("lunch-break", &refs, &price_of);
     assert_eq!(chart.title, "lunch-break: cost per call and so far");

@@ -73,7 +73,12 @@ fn runs_in_each_format_equal_the_run_in_process() {
         ["anthropic"; 3].into_iter().chain(["responses"; 3]).collect::<Vec<_>>()
     );
     let csv = String::from_utf8_lossy(&read(dir.join("serve/results.csv"))).into_owned();
-    assert!(csv.starts_with("scenario,run,format,window,"), "{csv}");
+    // The loop's own columns, then the run's label and its format: a row `gate` and `merge` read.
+    assert!(csv.starts_with("scenario,strategy,window,"), "{csv}");
+    assert!(
+        csv.lines().next().unwrap_or("").contains(",seed,run,format,requests,"),
+        "{csv}"
+    );
     assert!(
         said.contains("note: the token figures of runs in Anthropic Messages are o200k's approximation"),
         "{said}"

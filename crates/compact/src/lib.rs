@@ -16,6 +16,7 @@
 //! - [`compact`]: strategies and their stages, the [`Compactor`] that runs them, and the
 //!   [`Summarizer`] an agent implements for `summarize`.
 //! - [`fact`]: the kinds of fact a summary can be told to keep.
+//! - [`named`]: enums whose values have names, each declared once ([`named!`]).
 //!
 //! # Compacting a history
 //!
@@ -98,6 +99,7 @@ pub mod fact;
 pub mod input;
 mod json_len;
 pub mod message;
+pub mod named;
 pub mod pairing;
 pub mod policy;
 pub mod request_body;
@@ -110,6 +112,7 @@ pub use compact::{Compaction, Compactor, Strategy, Summarizer};
 pub use conversation::Conversation;
 pub use error::Error;
 pub use message::{Message, Role, ToolCall};
+pub use named::Named;
 pub use pairing::{Pairing, PairingError, check_pairing};
 pub use policy::Policy;
 pub use request_body::RequestBody;

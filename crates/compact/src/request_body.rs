@@ -283,18 +283,20 @@ enum Elements {
 }
 
 impl Elements {
-    /// The format the body shows ([`Format::detect`]'s rules).
+    /// The format the body shows ([`wire::Signs`], the rule [`Format::detect`] follows too).
     fn format(&self, rest: Option<&Map<String, Value>>) -> Format {
-        match self {
-            Elements::Items(_) | Elements::Input => Format::Responses,
-            Elements::Messages(messages) => {
-                let anthropic = rest.is_some_and(|r| r.contains_key("system"))
-                    || messages
-                        .iter()
-                        .any(|m| m.content().is_some_and(|c| wire::anthropic_content(&c)));
-                if anthropic { Format::Anthropic } else { Format::Chat }
-            }
+        let messages: &[Message] = match self {
+            Elements::Messages(messages) => messages,
+            Elements::Items(_) | Elements::Input => &[],
+        };
+        wire::Signs {
+            responses: !matches!(self, Elements::Messages(_)),
+            system: rest.is_some_and(|r| r.contains_key("system")),
+            anthropic_blocks: messages
+                .iter()
+                .any(|m| m.content().is_some_and(|c| wire::anthropic_content(&c))),
         }
+        .format()
     }
 }
 

@@ -91,7 +91,10 @@ impl Row for ResultRow {
     }
 
     fn label(&self) -> Cow<'_, str> {
-        Cow::Owned(self.settings.strategy.to_string())
+        match &self.settings.run {
+            Some(run) => Cow::Borrowed(run),
+            None => Cow::Owned(self.settings.strategy.to_string()),
+        }
     }
 
     fn metrics(&self) -> &RunMetrics {

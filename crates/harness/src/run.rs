@@ -92,7 +92,7 @@ fn run_loop<M: Model>(
     let options = LoopOptions {
         true_counter: settings.tokenizer.counter(),
         on_overflow: settings.on_overflow,
-        price: settings.price.as_ref().map(|p| p.for_cache(&settings.cache)),
+        price: settings.billed_price(),
         cache_ttl_s: settings.cache.ttl_s(),
     };
     let tools = FixtureTools::new(&scenario.tools).named(scenario.tool_result_name);

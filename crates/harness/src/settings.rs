@@ -9,6 +9,7 @@ use std::str::FromStr;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
+use ctxbench_compact::wire::Format;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::agent::OnOverflow;
@@ -94,6 +95,17 @@ pub struct RunSettings {
     pub model_profile: Behaviour,
     /// The seed of every random draw.
     pub seed: u64,
+    /// The conversation's label when an outside agent held it with `ctxbench serve` (the
+    /// client's `user`, else `conversation-N`); `None` for the runs of ctxbench's own loop. A
+    /// served run compacted as its client did: its strategy, policy and estimator columns are
+    /// the defaults (the server compacts nothing), and its figures are what the client sent.
+    /// A column only in the results of `serve`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// The wire format a served run spoke (its first call's route); `None` for the loop's own
+    /// runs. A column only in the results of `serve`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<Format>,
 }
 
 /// The cache of a results file written before ctxbench had one (its columns absent): none, as
@@ -159,7 +171,21 @@ impl RunSettings {
             summarizer: Summarizer::default(),
             model_profile: Behaviour::default(),
             seed: RunSettings::DEFAULT_SEED,
+            run: None,
+            format: None,
         }
+    }
+
+    /// The settings `ctxbench serve` runs a scenario's server with: these flags over the
+    /// defaults of `strategy none` (the client compacts, not the server).
+    pub fn served() -> RunSettings {
+        RunSettings::new(Strategy::none())
+    }
+
+    /// The price each call is billed at: the price with the cache these settings run (a price
+    /// file's cache rates apply to its own cache; see [`Price::for_cache`]).
+    pub fn billed_price(&self) -> Option<Price> {
+        self.price.as_ref().map(|p| p.for_cache(&self.cache))
     }
 
     /// The policy these settings give a scenario (the window from the settings, else the
@@ -241,6 +267,8 @@ impl RunSettings {
             summarizer,
             model_profile,
             seed: _,
+            run,
+            format,
         } = self;
         *strategy == other.strategy
             && *window == other.window
@@ -259,6 +287,8 @@ impl RunSettings {
             && *latency == other.latency
             && *summarizer == other.summarizer
             && *model_profile == other.model_profile
+            && *run == other.run
+            && *format == other.format
     }
 
     /// The order rows are kept in after the scenario: every key column, numbers as numbers.
@@ -288,6 +318,8 @@ impl RunSettings {
             .then_with(|| x.summarizer.0.name.cmp(&y.summarizer.0.name))
             .then_with(|| x.model_profile.0.name.cmp(&y.model_profile.0.name))
             .then(x.seed.cmp(&y.seed))
+            .then_with(|| x.run.cmp(&y.run))
+            .then_with(|| x.format.map(Format::as_str).cmp(&y.format.map(Format::as_str)))
     }
 }
 

@@ -22,26 +22,16 @@ pub struct SummaryCycle {
 /// The trace format's version; bump it when a field changes meaning or goes away.
 pub const SCHEMA_VERSION: u32 = 1;
 
-/// Why a call was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CallKind {
-    /// A turn of the agent loop.
-    Agent,
-    /// A turn the model spent calling tools again for facts it no longer saw.
-    Refetch,
-    /// A `summarize` stage asking for a summary of old exchanges.
-    Summary,
-}
-
-impl CallKind {
-    /// The wire name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CallKind::Agent => "agent",
-            CallKind::Refetch => "refetch",
-            CallKind::Summary => "summary",
-        }
+ctxbench_compact::named! {
+    /// Why a call was made (its name in the trace and over the wire).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum CallKind {
+        /// A turn of the agent loop.
+        Agent = "agent",
+        /// A turn the model spent calling tools again for facts it no longer saw.
+        Refetch = "refetch",
+        /// A `summarize` stage asking for a summary of old exchanges.
+        Summary = "summary",
     }
 }
 

@@ -26,54 +26,27 @@ use crate::json_len::{code_points, utf16_len};
 /// What a ctxbench summary message starts with; such a user message is not a request.
 pub const SUMMARY_PREFIX: &str = "[Summary of earlier conversation]";
 
-/// Who wrote a message.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// Instructions from the application; the first one is the system prompt.
-    System,
-    /// OpenAI's newer name for system instructions; treated as `system`.
-    Developer,
-    /// The person; each user message opens a request.
-    User,
-    /// The model: text, tool calls, or both.
-    Assistant,
-    /// A tool's result, answering one tool call by its id.
-    Tool,
+crate::named! {
+    /// Who wrote a message (its wire name).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Role {
+        /// Instructions from the application; the first one is the system prompt.
+        System = "system",
+        /// OpenAI's newer name for system instructions; treated as `system`.
+        Developer = "developer",
+        /// The person; each user message opens a request.
+        User = "user",
+        /// The model: text, tool calls, or both.
+        Assistant = "assistant",
+        /// A tool's result, answering one tool call by its id.
+        Tool = "tool",
+    }
 }
 
 impl Role {
-    /// The wire name of the role.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::System => "system",
-            Role::Developer => "developer",
-            Role::User => "user",
-            Role::Assistant => "assistant",
-            Role::Tool => "tool",
-        }
-    }
-
-    /// Parses a wire name.
-    pub fn parse(name: &str) -> Option<Role> {
-        Some(match name {
-            "system" => Role::System,
-            "developer" => Role::Developer,
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "tool" => Role::Tool,
-            _ => return None,
-        })
-    }
-
     /// `system` or `developer`: instructions, never removed or rewritten by a strategy.
     pub fn is_instruction(self) -> bool {
         matches!(self, Role::System | Role::Developer)
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 

@@ -100,43 +100,22 @@ fn count_each(counter: &dyn TokenCounter, messages: &[Message]) {
     }
 }
 
-/// The counters the command line can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum CounterKind {
-    /// The reference listing's TypeScript estimate: UTF-16 length of `JSON.stringify`, over 4.
-    Chars4,
-    /// The reference listing's Python estimate: length of `json.dumps` (ASCII escapes), over 4.
-    Chars4Py,
-    /// Exact BPE with GPT-4o's `o200k_base`, plus OpenAI's message framing.
-    O200k,
-    /// Exact BPE with GPT-4's `cl100k_base`, plus OpenAI's message framing.
-    Cl100k,
+crate::named! {
+    /// The counters the command line can name.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+    pub enum CounterKind {
+        /// The reference listing's TypeScript estimate: UTF-16 length of `JSON.stringify`, over 4.
+        Chars4 = "chars4",
+        /// The reference listing's Python estimate: length of `json.dumps` (ASCII escapes), over 4.
+        Chars4Py = "chars4-py",
+        /// Exact BPE with GPT-4o's `o200k_base`, plus OpenAI's message framing.
+        O200k = "o200k",
+        /// Exact BPE with GPT-4's `cl100k_base`, plus OpenAI's message framing.
+        Cl100k = "cl100k",
+    }
 }
 
 impl CounterKind {
-    /// Every kind, in the order help texts list them.
-    pub const ALL: [CounterKind; 4] = [
-        CounterKind::Chars4,
-        CounterKind::Chars4Py,
-        CounterKind::O200k,
-        CounterKind::Cl100k,
-    ];
-
-    /// The command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CounterKind::Chars4 => "chars4",
-            CounterKind::Chars4Py => "chars4-py",
-            CounterKind::O200k => "o200k",
-            CounterKind::Cl100k => "cl100k",
-        }
-    }
-
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<CounterKind> {
-        CounterKind::ALL.into_iter().find(|k| k.as_str() == name)
-    }
-
     /// A counter of this kind. BPE counters share one process-wide cache per encoding, so runs
     /// in one process tokenize the same text once.
     pub fn counter(self) -> Arc<dyn TokenCounter> {
@@ -157,12 +136,6 @@ impl CounterKind {
             CounterKind::Cl100k => Bpe::cl100k_single_pass(),
             other => other.counter(),
         }
-    }
-}
-
-impl fmt::Display for CounterKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -206,7 +179,7 @@ impl Estimator {
 
 /// A name that is not an estimator's.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is not an estimator; expected chars4, chars4-py, o200k, cl100k or usage")]
+#[error("{0:?} is not an estimator; expected {names}, or usage", names = <CounterKind as crate::named::Named>::names().replace(" or ", ", "))]
 pub struct UnknownEstimator(pub String);
 
 impl std::str::FromStr for Estimator {

@@ -26,37 +26,25 @@ mod responses;
 pub use convert::body_from_chat;
 pub use marks::CacheMarks;
 
-use std::fmt;
-
 use serde_json::{Map, Value};
 
 use crate::error::Error;
 use crate::message::{Message, kind};
 
-/// A request body's wire format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// OpenAI chat completions: `messages` with `tool_calls` and `tool` results.
-    Chat,
-    /// Anthropic Messages: `system`, `messages` of content blocks, `tool_use` / `tool_result`.
-    Anthropic,
-    /// OpenAI Responses: `instructions`, `input` items, `function_call` / `function_call_output`.
-    Responses,
+crate::named! {
+    /// A request body's wire format, by its name on the command line.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Format {
+        /// OpenAI chat completions: `messages` with `tool_calls` and `tool` results.
+        Chat = "chat",
+        /// Anthropic Messages: `system`, `messages` of content blocks, `tool_use` / `tool_result`.
+        Anthropic = "anthropic",
+        /// OpenAI Responses: `instructions`, `input` items, `function_call` / `function_call_output`.
+        Responses = "responses",
+    }
 }
 
 impl Format {
-    /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 3] = [Format::Chat, Format::Anthropic, Format::Responses];
-
-    /// The name on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Chat => "chat",
-            Format::Anthropic => "anthropic",
-            Format::Responses => "responses",
-        }
-    }
-
     /// The format as its makers call it: "OpenAI chat completions", "Anthropic Messages",
     /// "OpenAI Responses".
     pub fn title(self) -> &'static str {
@@ -75,42 +63,55 @@ impl Format {
         }
     }
 
-    /// Parses a name of [`Format::name`].
-    pub fn parse(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-
     /// Whether exact counts of this format are o200k's approximation (ctxbench has no
     /// Anthropic tokenizer): every place that shows them says so.
     pub fn counts_approximate(self) -> bool {
         self == Format::Anthropic
     }
 
-    /// The format of a parsed body: `input` makes it Responses; a top-level `system`, or content
-    /// blocks only Anthropic has (`tool_use`, `tool_result`, `thinking`, `image`, …), Anthropic;
-    /// anything else chat. A bare array is Responses when an element has a `type` and no chat
-    /// message does.
+    /// The format of a parsed body, by [`Signs::format`]'s rules.
     pub fn detect(body: &Value) -> Format {
-        match body {
-            Value::Object(map) if !map.contains_key("messages") && map.contains_key("input") => Format::Responses,
-            Value::Object(map) => {
-                let messages = map.get("messages").and_then(Value::as_array);
-                if map.contains_key("system") || messages.is_some_and(|m| m.iter().any(looks_anthropic)) {
-                    Format::Anthropic
-                } else {
-                    Format::Chat
-                }
-            }
-            Value::Array(items) if items.iter().any(looks_responses) => Format::Responses,
-            Value::Array(items) if items.iter().any(looks_anthropic) => Format::Anthropic,
-            _ => Format::Chat,
+        let (list, top) = match body {
+            Value::Object(map) => (map.get("messages").and_then(Value::as_array), Some(map)),
+            Value::Array(items) => (Some(items), None),
+            _ => (None, None),
+        };
+        Signs {
+            responses: match top {
+                Some(map) => !map.contains_key("messages") && map.contains_key("input"),
+                None => list.is_some_and(|items| items.iter().any(looks_responses)),
+            },
+            system: top.is_some_and(|map| map.contains_key("system")),
+            anthropic_blocks: list.is_some_and(|items| items.iter().any(looks_anthropic)),
         }
+        .format()
     }
 }
 
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+/// What a body shows of its format. The one rule of detection, whether the body was read whole
+/// ([`Format::detect`]) or a message at a time ([`crate::RequestBody::parse`]).
+pub(crate) struct Signs {
+    /// A top-level `input` and no `messages`, or a bare list holding an item with a `type`
+    /// (which no chat message has).
+    pub responses: bool,
+    /// A top-level `system`.
+    pub system: bool,
+    /// A message holding content blocks only Anthropic has (`tool_use`, `tool_result`,
+    /// `thinking`, `image`, …).
+    pub anthropic_blocks: bool,
+}
+
+impl Signs {
+    /// Responses when its list is one; else Anthropic when it has a top-level `system` or
+    /// Anthropic's blocks; else chat.
+    pub fn format(&self) -> Format {
+        if self.responses {
+            Format::Responses
+        } else if self.system || self.anthropic_blocks {
+            Format::Anthropic
+        } else {
+            Format::Chat
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use super::*;
 #[test]
 fn formats_are_named_and_detected() {
     for format in Format::ALL {
-        assert_eq!(Format::parse(format.name()), Some(format));
+        assert_eq!(Format::parse(format.as_str()), Some(format));
     }
     assert_eq!(Format::parse("openai"), None);
     let cases = [

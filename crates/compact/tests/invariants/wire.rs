@@ -133,7 +133,7 @@ fn the_three_formats_of_one_conversation_compact_alike() {
         .into_iter()
         .map(|format| {
             let body = body_from_chat(format, a.system.as_ref(), &a.messages, a.tools.as_slice());
-            let body = RequestBody::parse(&body.to_string(), format.name()).expect("parses");
+            let body = RequestBody::parse(&body.to_string(), format.as_str()).expect("parses");
             assert_eq!(body.format(), format);
             assert_eq!(body.conversation.messages, a.messages, "{format}: the same history");
             body

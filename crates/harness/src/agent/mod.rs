@@ -9,7 +9,6 @@ pub mod model;
 pub mod record;
 pub mod tools;
 
-use std::fmt;
 use std::sync::Arc;
 
 use ctxbench_compact::compact::{Compaction, Compactor, Summarizer, SummaryRequest};
@@ -25,36 +24,15 @@ use crate::billing::segments::{PrefixChange, PrefixTracker, Segments};
 use crate::trace::CallKind;
 use crate::trace::{CallRecord, CompactionRecord};
 
-/// What the loop does when the server rejects a request as too long.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OnOverflow {
-    /// Stop the run.
-    Abort,
-    /// Compact again with the true counter down to `window − reply_reserve`, resend once.
-    CompactRetry,
-}
-
-impl OnOverflow {
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<OnOverflow> {
-        [OnOverflow::Abort, OnOverflow::CompactRetry]
-            .into_iter()
-            .find(|o| o.as_str() == name)
-    }
-
-    /// The command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OnOverflow::Abort => "abort",
-            OnOverflow::CompactRetry => "compact-retry",
-        }
-    }
-}
-
-impl fmt::Display for OnOverflow {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+ctxbench_compact::named! {
+    /// What the loop does when the server rejects a request as too long (`--on-overflow`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum OnOverflow {
+        /// Stop the run.
+        Abort = "abort",
+        /// Compact again with the true count, down to the window less the reply reserve, and
+        /// resend once.
+        CompactRetry = "compact-retry",
     }
 }
 

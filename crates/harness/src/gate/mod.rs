@@ -132,26 +132,16 @@ impl GateConfig {
     }
 }
 
-/// The outcome of a figure or a row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    /// Worse beyond what is allowed.
-    Regressed,
-    /// Better (or, with `exact`, merely different).
-    Improved,
-    /// The same, or worse within the tolerance.
-    Unchanged,
-}
-
-impl Verdict {
-    /// The word reports use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Regressed => "regressed",
-            Verdict::Improved => "improved",
-            Verdict::Unchanged => "unchanged",
-        }
+ctxbench_compact::named! {
+    /// The outcome of a figure or a row, by the word reports use.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub enum Verdict {
+        /// Worse beyond what is allowed.
+        Regressed = "regressed",
+        /// Better (or, with `exact`, merely different).
+        Improved = "improved",
+        /// The same, or worse within the tolerance.
+        Unchanged = "unchanged",
     }
 }
 
@@ -195,7 +185,7 @@ impl FigureChange {
 pub struct RowComparison {
     /// Scenario name.
     pub scenario: String,
-    /// Canonical strategy.
+    /// Canonical strategy (an outside agent's served run: its label).
     pub strategy: String,
     /// Settings that differ between the two sides (`threshold 0.8 → 0.95`), if paired loosely.
     pub settings: Vec<String>,
@@ -264,10 +254,10 @@ fn label(row: &ResultRow) -> String {
     let (_, settings) = key_of(row);
     let rest: Vec<String> = settings
         .iter()
-        .filter(|(k, _)| k != "scenario" && k != "strategy")
+        .filter(|(k, _)| !["scenario", "strategy", "run"].contains(&k.as_str()))
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
-    format!("{} · {} · {}", row.scenario, row.settings.strategy, rest.join(" "))
+    format!("{} · {} · {}", row.scenario, row.label(), rest.join(" "))
 }
 
 /// Compares current rows with baseline rows.
@@ -296,7 +286,7 @@ pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfi
         .map(|(c, _)| c)
         .collect();
     // Loose pairing on (scenario, strategy), where it is unique on both sides.
-    let loose = |r: &ResultRow| (r.scenario.clone(), r.settings.strategy.to_string());
+    let loose = |r: &ResultRow| (r.scenario.clone(), r.label().into_owned());
     let mut only_b = Vec::new();
     for b in left_b {
         let same = |r: &&ResultRow| loose(r) == loose(b);
@@ -453,7 +443,7 @@ fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparis
     };
     RowComparison {
         scenario: b.scenario.clone(),
-        strategy: b.settings.strategy.to_string(),
+        strategy: b.label().into_owned(),
         settings,
         verdict,
         changes,

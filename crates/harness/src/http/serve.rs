@@ -7,17 +7,16 @@
 //! assistant turns after it ([`ScriptedModel::place`]). Rejections are shaped as OpenAI's:
 //! status, `error.type`, `error.code`.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use ctxbench_compact::compact::SummaryAsk;
 use ctxbench_compact::conversation::Conversation;
 use ctxbench_compact::message::Message;
-use ctxbench_compact::tokens::{CounterKind, TokenCounter};
+use ctxbench_compact::tokens::TokenCounter;
 use ctxbench_compact::tool_schemas::ToolSchemas;
 use ctxbench_compact::wire::Format;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::incoming::{Incoming, parse_json, read_chat, read_wire, route_format, summary_ask};
 use super::sse::Event;
@@ -25,16 +24,12 @@ use super::stream::{self, Pace};
 use super::{SUMMARY_HEADER, shapes};
 use crate::agent::model::{Model, ModelError, ModelRequest};
 use crate::agent::record::{CallPlace, call_record};
-use crate::billing::cache::CacheMode;
-use crate::billing::latency::Latency;
 use crate::billing::price::Price;
 use crate::billing::segments::{PrefixChange, PrefixTracker, Segments};
-use crate::metrics::{RunMetrics, metrics};
-use crate::report::Row;
+use crate::metrics::metrics;
+use crate::report::ResultRow;
 use crate::scenario::{FixtureTools, Scenario};
-use crate::settings::price_text;
-use crate::sim::profile::{Behaviour, Summarizer};
-use crate::sim::provider::Overflow;
+use crate::settings::{RunSettings, SettingsError};
 use crate::sim::provider::{Provider, Server};
 use crate::sim::scripted::ScriptedModel;
 use crate::trace::CallKind;
@@ -43,24 +38,13 @@ use crate::trace::{CallRecord, Outcome};
 /// How the endpoint behaves.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
-    /// The context window it enforces.
-    pub window: u64,
-    /// What it counts and bills with.
-    pub tokenizer: CounterKind,
-    /// What it does with a request over the window.
-    pub overflow: Overflow,
-    /// The seed of the scripted model's draws.
-    pub seed: u64,
-    /// How its summarizer keeps, alters and loses facts.
-    pub summarizer: Summarizer,
-    /// What its model does when a fact it needs is gone.
-    pub model_profile: Behaviour,
-    /// The prompt cache it runs, per conversation.
-    pub cache: CacheMode,
-    /// How long its calls take on each conversation's simulated clock.
-    pub latency: Latency,
-    /// What tokens cost, when the bill is priced.
-    pub price: Option<Price>,
+    /// The server's settings: the window it enforces (`None`: the scenario's),
+    /// what it counts and bills with, what it does with a request over the window, the price,
+    /// the cache and the latency each conversation runs on its clock, the idle time before each
+    /// request (else the scenario's), the behaviour profiles and the seed of the scripted
+    /// model's draws. The client's side (strategy, policy, estimator) is the client's own; the
+    /// rows name it `none`, with the run's label and format.
+    pub settings: RunSettings,
     /// The largest request body it reads, in bytes.
     pub max_body: usize,
 }
@@ -157,6 +141,10 @@ pub struct Endpoint<'a> {
     scenario: &'a Scenario,
     config: ServeConfig,
     counter: Arc<dyn TokenCounter>,
+    /// Each call's price, for the cache it runs.
+    price: Option<Price>,
+    /// The window it enforces.
+    window: u64,
     runs: Mutex<Runs<'a>>,
 }
 
@@ -166,17 +154,25 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl<'a> Endpoint<'a> {
-    /// An endpoint playing `scenario`.
-    pub fn new(scenario: &'a Scenario, config: ServeConfig) -> Endpoint<'a> {
-        Endpoint {
+    /// An endpoint playing `scenario`, its settings resolved against it (the window filled in
+    /// and checked, as a run's are).
+    pub fn new(scenario: &'a Scenario, config: ServeConfig) -> Result<Endpoint<'a>, SettingsError> {
+        let window = config.settings.policy(scenario)?.window;
+        let config = ServeConfig {
+            settings: config.settings.resolved(scenario)?,
+            ..config
+        };
+        Ok(Endpoint {
             scenario,
-            counter: config.tokenizer.counter(),
+            window,
+            counter: config.settings.tokenizer.counter(),
+            price: config.settings.billed_price(),
             config,
             runs: Mutex::default(),
-        }
+        })
     }
 
-    /// The settings.
+    /// The settings, resolved against the scenario.
     pub fn config(&self) -> &ServeConfig {
         &self.config
     }
@@ -282,6 +278,7 @@ impl<'a> Endpoint<'a> {
         summary: bool,
         format: Format,
     ) -> Option<Arc<Mutex<Run<'a>>>> {
+        let settings = &self.config.settings;
         let mut runs = lock(&self.runs);
         if summary {
             let i = match &user {
@@ -306,14 +303,14 @@ impl<'a> Endpoint<'a> {
                     label,
                     format,
                     server: Provider::new(
-                        ScriptedModel::new(self.scenario, self.config.seed)
-                            .with_profiles(&self.config.summarizer, &self.config.model_profile),
+                        ScriptedModel::new(self.scenario, settings.seed)
+                            .with_profiles(&settings.summarizer, &settings.model_profile),
                         self.counter.clone(),
                         Server {
-                            window: self.config.window,
-                            overflow: self.config.overflow,
-                            cache: self.config.cache.clone(),
-                            latency: self.config.latency,
+                            window: self.window,
+                            overflow: settings.overflow,
+                            cache: settings.cache.clone(),
+                            latency: settings.latency,
                         },
                     ),
                     trace: Vec::new(),
@@ -372,7 +369,11 @@ impl<'a> Endpoint<'a> {
                 run.fixtures = FixtureTools::new(&self.scenario.tools);
                 run.server.clear_cache();
             } else if request > run.request {
-                run.clock_s += self.scenario.requests[request].idle_s;
+                run.clock_s += self
+                    .config
+                    .settings
+                    .idle_s
+                    .unwrap_or(self.scenario.requests[request].idle_s);
             }
             run.request = request;
         }
@@ -394,7 +395,7 @@ impl<'a> Endpoint<'a> {
             let ended = shapes::script_ended(format, run.trace.len() + 1, model);
             return Response::reply(format, ended, incoming.stream, Pace::NOW);
         }
-        let window = self.config.window;
+        let window = self.window;
         let prefix = match (&result, kind) {
             (Ok(_), CallKind::Agent) => run.prefix.observe(Segments::of(
                 self.counter.as_ref(),
@@ -419,7 +420,7 @@ impl<'a> Endpoint<'a> {
         let record = CallRecord {
             scenario: self.scenario.name.clone(),
             strategy: run.label.clone(),
-            ..call_record(place, &req, self.counter.as_ref(), &result, self.config.price.as_ref())
+            ..call_record(place, &req, self.counter.as_ref(), &result, self.price.as_ref())
         };
         let response = match result {
             Ok(reply) => {
@@ -505,7 +506,7 @@ impl<'a> Endpoint<'a> {
     /// When a call's first token and its end are due: the first after the overhead and the
     /// prefill, the end at the call's latency (the reply written at the decode rate between).
     fn pace(&self, record: &CallRecord) -> Pace {
-        let decode_s = record.completion_tokens as f64 / self.config.latency.decode_tps;
+        let decode_s = record.completion_tokens as f64 / self.config.settings.latency.decode_tps;
         Pace {
             first_s: (record.latency_s - decode_s).max(0.0),
             last_s: record.latency_s,
@@ -513,7 +514,7 @@ impl<'a> Endpoint<'a> {
     }
 
     /// Every run so far, in the order they began: its row and its trace.
-    pub fn runs(&self) -> Vec<(ServedRow, Vec<CallRecord>)> {
+    pub fn runs(&self) -> Vec<(ResultRow, Vec<CallRecord>)> {
         let list: Vec<Arc<Mutex<Run<'a>>>> = lock(&self.runs).list.clone();
         let steps: usize = self.scenario.requests.iter().map(|r| r.steps.len()).sum();
         list.iter()
@@ -524,20 +525,16 @@ impl<'a> Endpoint<'a> {
                     .iter()
                     .any(|r| matches!(r.outcome, Outcome::Overflow | Outcome::PairingError | Outcome::Error));
                 let completed = !stopped && run.played.len() == steps;
-                let row = ServedRow {
-                    scenario: self.scenario.name.clone(),
-                    run: run.label.clone(),
-                    format: run.format,
-                    window: self.config.window,
-                    tokenizer: self.config.tokenizer,
-                    overflow: self.config.overflow,
-                    seed: self.config.seed,
-                    summarizer: self.config.summarizer.clone(),
-                    model_profile: self.config.model_profile.clone(),
-                    price: self.config.price.clone(),
-                    cache: self.config.cache.clone(),
-                    metrics: metrics(self.scenario, &run.trace, completed),
+                let settings = RunSettings {
+                    run: Some(run.label.clone()),
+                    format: Some(run.format),
+                    ..self.config.settings.clone()
                 };
+                let row = ResultRow::new(
+                    &self.scenario.name,
+                    settings,
+                    metrics(self.scenario, &run.trace, completed),
+                );
                 (row, run.trace.clone())
             })
             .collect()
@@ -548,77 +545,16 @@ impl<'a> Endpoint<'a> {
         let runs: Vec<Value> = self
             .runs()
             .into_iter()
-            .map(|(row, trace)| json!({"run": row.run, "calls": trace.len(), "figures": row.metrics}))
+            .map(|(row, trace)| json!({"run": row.settings.run, "calls": trace.len(), "figures": row.metrics}))
             .collect();
+        let settings = &self.config.settings;
         json!({
             "scenario": self.scenario.name,
-            "window": self.config.window,
-            "tokenizer": self.config.tokenizer.as_str(),
-            "overflow": self.config.overflow.as_str(),
-            "seed": self.config.seed,
+            "window": self.window,
+            "tokenizer": settings.tokenizer.as_str(),
+            "overflow": settings.overflow.as_str(),
+            "seed": settings.seed,
             "runs": runs,
         })
-    }
-}
-
-/// One conversation a client held with the endpoint, as a row of `results.csv`: the endpoint
-/// knows the server's settings, not the client's strategy, so the key is the run's label and
-/// the server's settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ServedRow {
-    /// The scenario's name.
-    pub scenario: String,
-    /// The run's label: the client's `user` field, or `conversation-N`.
-    pub run: String,
-    /// The wire format it was served in (its first call's route); an Anthropic run's token
-    /// figures are o200k's approximation ([`Format::counts_approximate`]).
-    pub format: Format,
-    /// The window the endpoint enforced.
-    pub window: u64,
-    /// What it counted and billed with.
-    pub tokenizer: CounterKind,
-    /// What it did with a request over the window.
-    pub overflow: Overflow,
-    /// The seed of the scripted model's draws.
-    pub seed: u64,
-    /// The summarizer's profile.
-    pub summarizer: Summarizer,
-    /// The model's profile.
-    pub model_profile: Behaviour,
-    /// What tokens cost.
-    pub price: Option<Price>,
-    /// The prompt cache it ran.
-    pub cache: CacheMode,
-    /// The run's figures.
-    pub metrics: RunMetrics,
-}
-
-impl Row for ServedRow {
-    fn key(&self) -> Map<String, Value> {
-        let mut map = Map::new();
-        map.insert("scenario".into(), json!(self.scenario));
-        map.insert("run".into(), json!(self.run));
-        map.insert("format".into(), json!(self.format.name()));
-        map.insert("window".into(), json!(self.window));
-        map.insert("tokenizer".into(), json!(self.tokenizer.as_str()));
-        map.insert("overflow".into(), json!(self.overflow.as_str()));
-        map.insert("price".into(), json!(price_text(&self.price)));
-        map.insert("cache".into(), json!(self.cache.to_string()));
-        map.insert("summarizer".into(), json!(self.summarizer.to_string()));
-        map.insert("model_profile".into(), json!(self.model_profile.to_string()));
-        map.insert("seed".into(), json!(self.seed));
-        map
-    }
-
-    fn scenario(&self) -> &str {
-        &self.scenario
-    }
-
-    fn label(&self) -> Cow<'_, str> {
-        Cow::Borrowed(&self.run)
-    }
-
-    fn metrics(&self) -> &RunMetrics {
-        &self.metrics
     }
 }

@@ -28,7 +28,7 @@ pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
             let row = rows
                 .iter()
                 .find(|r| r.scenario == scenario && r.settings.strategy.to_string() == strategy)?;
-            Some(row.settings.price.as_ref()?.for_cache(&row.settings.cache))
+            row.settings.billed_price()
         };
         out.push(bill(&scenario, &traces, &price_of));
     }

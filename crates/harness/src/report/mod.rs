@@ -29,39 +29,66 @@ pub fn csv<R: Row>(rows: &[R]) -> Result<Vec<u8>, csv::Error> {
     for row in rows {
         writer.write(row)?;
     }
-    writer.0.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+    writer.out.into_inner().map_err(|e| csv::Error::from(e.into_error()))
 }
 
 /// A CSV writer of result rows: the header before the first row, raw numbers, empty for none.
-pub struct CsvRows<W: std::io::Write>(csv::Writer<W>, bool);
+pub struct CsvRows<W: std::io::Write> {
+    out: csv::Writer<W>,
+    /// Whether the file has its header.
+    has_header: bool,
+    /// The header this writer wrote, which every later row must fit.
+    header: Option<Vec<String>>,
+}
 
 impl<W: std::io::Write> CsvRows<W> {
     /// A writer into `out`.
     pub fn new(out: W) -> CsvRows<W> {
-        CsvRows(csv::WriterBuilder::new().has_headers(false).from_writer(out), false)
+        CsvRows::continuing(out, false)
     }
 
     /// A writer that continues a file: its header is there already when `has_header`.
     pub fn continuing(out: W, has_header: bool) -> CsvRows<W> {
-        CsvRows(
-            csv::WriterBuilder::new().has_headers(false).from_writer(out),
+        CsvRows {
+            out: csv::WriterBuilder::new().has_headers(false).from_writer(out),
             has_header,
-        )
+            header: None,
+        }
     }
 
-    /// Writes one row (and the header first), and flushes it.
+    /// Writes one row (and the header first), and flushes it. A row whose columns are not the
+    /// header's (a served run's among the loop's, which lack `run` and `format`) is refused.
     pub fn write(&mut self, row: &impl Row) -> Result<(), csv::Error> {
         let map = row.columns();
-        if !self.1 {
-            self.0.write_record(map.keys())?;
-            self.1 = true;
+        if !self.has_header {
+            self.out.write_record(map.keys())?;
+            self.header = Some(map.keys().cloned().collect());
+            self.has_header = true;
+        } else if let Some(header) = &self.header
+            && !header.iter().eq(map.keys())
+        {
+            let kind = |served: bool| {
+                if served {
+                    "serve's runs"
+                } else {
+                    "compare's or sweep's runs"
+                }
+            };
+            return Err(csv::Error::from(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!(
+                    "{} cannot share a results file with {}: their columns differ (serve's have `run` and `format`)",
+                    kind(map.contains_key("run")),
+                    kind(header.iter().any(|c| c == "run"))
+                ),
+            )));
         }
-        self.0.write_record(map.values().map(|v| match v {
+        self.out.write_record(map.values().map(|v| match v {
             serde_json::Value::Null => String::new(),
             serde_json::Value::String(s) => s.clone(),
             other => other.to_string(),
         }))?;
-        Ok(self.0.flush()?)
+        Ok(self.out.flush()?)
     }
 }
 

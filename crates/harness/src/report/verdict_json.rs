@@ -53,8 +53,8 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
                 "trade": trade(v, objective, &labels),
                 "ties": v.tie.as_ref().map(|t| json!({
                     "with": t.with,
-                    "on": t.on.iter().map(|k| k.name()).collect::<Vec<_>>(),
-                    "broken_by": t.broken_by.map_or("simpler strategy", |k| k.name()),
+                    "on": t.on.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
+                    "broken_by": t.broken_by.map_or("simpler strategy", |k| k.as_str()),
                 })),
                 "discriminates": v.discriminates,
                 "sensitivity": v.sensitivity.as_ref().map(|s| json!({

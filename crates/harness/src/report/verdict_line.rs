@@ -119,7 +119,7 @@ pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Label
     // A tie is worth a word when nothing but simplicity settled it.
     if let Some(tie) = verdict.tie.as_ref().filter(|t| t.broken_by.is_none()) {
         let with: Vec<String> = tie.with.iter().map(|n| labels.of_name(n)).collect();
-        let on: Vec<&str> = tie.on.iter().map(|k| k.name()).collect();
+        let on: Vec<&str> = tie.on.iter().map(|k| k.as_str()).collect();
         notes.push(format!(
             "ties with {} on {} (within {}% or overlapping intervals): the simpler wins",
             with.join(", "),

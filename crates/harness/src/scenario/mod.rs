@@ -9,7 +9,7 @@ pub(crate) mod padding;
 
 use ctxbench_compact::message::Message;
 use ctxbench_compact::tool_schemas::ToolSchemas;
-use serde::{Deserialize, Serialize};
+
 use serde_json::Value;
 
 use crate::billing::logged::LoggedUsage;
@@ -41,31 +41,21 @@ pub fn sample_text(style: PadStyle, tokens: u64, seed: u64) -> String {
     padding::padding(style, tokens, seed)
 }
 
-/// Shapes of generated padding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PadStyle {
-    /// Records of a JSON API response.
-    Json,
-    /// English sentences.
-    Prose,
-    /// Source code.
-    Code,
-    /// Server log lines.
-    Log,
-    /// Chinese text.
-    Cjk,
-}
-
-impl PadStyle {
-    /// Every style.
-    pub const ALL: [PadStyle; 5] = [
-        PadStyle::Prose,
-        PadStyle::Json,
-        PadStyle::Code,
-        PadStyle::Log,
-        PadStyle::Cjk,
-    ];
+ctxbench_compact::named! {
+    /// Shapes of generated padding, by their names in scenario files.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum PadStyle {
+        /// English sentences.
+        Prose = "prose",
+        /// Records of a JSON API response.
+        Json = "json",
+        /// Source code.
+        Code = "code",
+        /// Server log lines.
+        Log = "log",
+        /// Chinese text.
+        Cjk = "cjk",
+    }
 }
 
 /// A value a later step needs.

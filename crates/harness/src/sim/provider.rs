@@ -4,7 +4,6 @@
 //! as some local servers do; the model sees only what is left). It runs the prompt cache and
 //! says how long each call took on the simulated clock.
 
-use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 use ctxbench_compact::message::{Message, Role};
@@ -17,36 +16,14 @@ use crate::billing::cache::CacheMode;
 use crate::billing::latency::Latency;
 use crate::billing::segments::Segments;
 
-/// What the server does with a request over the window.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Overflow {
-    /// Reject it with a context-length error.
-    Reject,
-    /// Drop whole messages, oldest first, until it fits.
-    Truncate,
-}
-
-impl Overflow {
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<Overflow> {
-        [Overflow::Reject, Overflow::Truncate]
-            .into_iter()
-            .find(|o| o.as_str() == name)
-    }
-
-    /// The command-line name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Overflow::Reject => "reject",
-            Overflow::Truncate => "truncate",
-        }
-    }
-}
-
-impl std::fmt::Display for Overflow {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+ctxbench_compact::named! {
+    /// What the server does with a request over the window (`--overflow`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Overflow {
+        /// Reject it with a context-length error, as OpenAI does.
+        Reject = "reject",
+        /// Drop whole messages, oldest first, until it fits, as some local servers do.
+        Truncate = "truncate",
     }
 }
 

@@ -5,7 +5,7 @@ use super::objective::{Key, Objective};
 use super::stats::{Estimate, Rate};
 use crate::human::count;
 use crate::metrics::RunMetrics;
-use crate::row::ResultRow;
+use crate::row::{ResultRow, Row};
 use crate::settings::RunSettings;
 
 /// One configuration of one scenario, run once per seed.
@@ -46,9 +46,10 @@ impl<'a> Config<'a> {
         &self.rows[0].scenario
     }
 
-    /// The strategy's canonical name.
+    /// The strategy's canonical name; for an outside agent's runs served by `serve`, the run's
+    /// label (the server knows no client's strategy).
     pub fn strategy(&self) -> String {
-        self.settings().strategy.to_string()
+        self.rows[0].label().into_owned()
     }
 
     /// Seeds run.

@@ -3,41 +3,22 @@
 
 use crate::metrics::RunMetrics;
 
-/// One figure a ranking can minimise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Key {
-    /// Facts lost per run (distinct facts with an unmet need).
-    Facts,
-    /// What a run cost, with each lost fact priced in under `--fact-cost`.
-    Cost,
-    /// Tokens sent.
-    Tokens,
-    /// Model calls.
-    Calls,
+ctxbench_compact::named! {
+    /// One figure a ranking can minimise, as `--objective` names it.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub enum Key {
+        /// Facts lost per run (distinct facts with an unmet need).
+        Facts = "facts",
+        /// What a run cost, with each lost fact priced in under `--fact-cost`.
+        Cost = "cost",
+        /// Tokens sent.
+        Tokens = "tokens",
+        /// Model calls.
+        Calls = "calls",
+    }
 }
 
 impl Key {
-    /// Every key, as `--objective` names them.
-    pub const ALL: [Key; 4] = [Key::Facts, Key::Cost, Key::Tokens, Key::Calls];
-
-    /// The names `--objective` takes.
-    pub const NAMES: &'static str = "facts, cost, tokens or calls";
-
-    /// Parses a command-line name.
-    pub fn parse(name: &str) -> Option<Key> {
-        Key::ALL.into_iter().find(|k| k.name() == name)
-    }
-
-    /// The command-line name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Key::Facts => "facts",
-            Key::Cost => "cost",
-            Key::Tokens => "tokens",
-            Key::Calls => "calls",
-        }
-    }
-
     /// The figure it reads, as results files name it.
     pub fn figure(self) -> &'static str {
         match self {
@@ -82,8 +63,12 @@ impl Objective {
             Some(list) => {
                 let mut keys = Vec::new();
                 for name in list.split(',').map(str::trim) {
-                    let key = Key::parse(name)
-                        .ok_or_else(|| format!("--objective {name:?} is not a key; expected {}", Key::NAMES))?;
+                    let key = Key::parse(name).ok_or_else(|| {
+                        format!(
+                            "--objective {name:?} is not a key; expected {}",
+                            <Key as ctxbench_compact::Named>::names()
+                        )
+                    })?;
                     if keys.contains(&key) {
                         return Err(format!("--objective {list:?} names {name} twice"));
                     }

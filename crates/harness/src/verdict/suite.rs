@@ -296,7 +296,7 @@ fn reason(
             count(common, "scenario")
         ));
     }
-    let last = objective.last().name();
+    let last = objective.last().as_str();
     why.push_str(&format!(
         " it loses {} facts a run, and its {last} is {} of each scenario's pick at the median and {} at worst",
         fraction(pick.facts_lost.unwrap_or(0.0)),
