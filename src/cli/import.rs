@@ -9,7 +9,7 @@ use clap::Args;
 use ctxbench_compact::Error;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::wire::Format;
-use ctxbench_harness::billing::cache::CacheMode;
+use ctxbench_harness::billing::cache_mode::CacheMode;
 use ctxbench_harness::human::{count, thousands};
 use ctxbench_harness::import::{
     CacheFidelity, ImportOptions, Imported, LoggedConversation, SessionLog, conversations as call_log, import,

@@ -13,10 +13,10 @@ use ctxbench_compact::named::Named;
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
 use ctxbench_harness::agent::OnOverflow;
-use ctxbench_harness::billing::cache::CacheMode;
-use ctxbench_harness::billing::latency::Latency;
+use ctxbench_harness::billing::cache_mode::CacheMode;
 use ctxbench_harness::billing::price::Price;
 use ctxbench_harness::settings::{RunSettings, parse_estimator, parse_tokenizer};
+use ctxbench_harness::sim::latency::Latency;
 use ctxbench_harness::sim::profile::{Behaviour, Summarizer};
 use ctxbench_harness::sim::provider::Overflow;
 

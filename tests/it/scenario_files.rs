@@ -4,9 +4,9 @@
 use ctxbench_compact::Message;
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_harness::agent::model::{Model, ModelError, ModelRequest};
-use ctxbench_harness::billing::cache::CacheMode;
-use ctxbench_harness::billing::latency::Latency;
+use ctxbench_harness::billing::cache_mode::CacheMode;
 use ctxbench_harness::scenario::parse_scenario;
+use ctxbench_harness::sim::latency::Latency;
 use ctxbench_harness::sim::provider::Overflow;
 use ctxbench_harness::sim::provider::{Provider, Server};
 use ctxbench_harness::sim::scripted::ScriptedModel;

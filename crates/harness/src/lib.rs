@@ -6,17 +6,19 @@
 //! # Layout, in the order data flows
 //!
 //! - [`settings`]: [`RunSettings`], everything a run depends on besides its scenario; the row
-//!   key of every results file. [`billing`]: its prices, prompt caches and latency model.
+//!   key of every results file. [`billing`]: its prices and prompt cache modes.
 //! - [`scenario`]: scenario files (parsed, padded, validated) and their fixture tools.
 //! - [`agent`]: the loop a Rust agent embeds ([`agent::Agent`]), the [`agent::model::Model`] and
 //!   [`agent::tools::Tools`] it is generic over, and the trace line of each call.
-//! - [`sim`]: the simulated world: the scripted model and the server in front of it.
+//! - [`sim`]: the simulated world: the scripted model, the fixtures as tools, the server in front
+//!   of them, its prompt cache and its clock.
 //! - [`run`]: one scenario × one [`RunSettings`], simulated or against a live model.
 //! - [`trace`] and [`metrics`]: one line per call, and the figures, a pure function of them.
 //! - [`verdict`]: which runs qualify, how they rank, the suite's pick.
 //! - [`report`], [`plot`], [`gate`], [`sweep`]: rows and their exporters (verdicts among them),
 //!   charts, the baseline gate, grids of settings.
 //! - [`import`] and [`http`]: logged conversations to scenarios; live endpoints both ways.
+//! - [`usage`]: the usage a provider reports, in each provider's spelling.
 //! - [`human`]: numbers for people.
 
 pub mod agent;
@@ -39,6 +41,7 @@ pub mod sim;
 pub mod sweep;
 pub mod trace;
 pub mod tune;
+pub mod usage;
 pub mod verdict;
 
 pub use error::Error;

@@ -7,7 +7,7 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use crate::billing::cache::CacheMode;
+use crate::billing::cache_mode::CacheMode;
 use crate::billing::price::Price;
 use crate::metrics::RunMetrics;
 use crate::row::ResultRow;

@@ -13,10 +13,10 @@ use ctxbench_compact::wire::Format;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::agent::OnOverflow;
-use crate::billing::cache::CacheMode;
-use crate::billing::latency::Latency;
+use crate::billing::cache_mode::CacheMode;
 use crate::billing::price::Price;
 use crate::scenario::Scenario;
+use crate::sim::latency::Latency;
 use crate::sim::profile::{Behaviour, Summarizer};
 use crate::sim::provider::Overflow;
 

@@ -122,7 +122,10 @@ mod tests {
     #[test]
     fn matches_the_seeds_typescript_estimate() {
         // ceil((SYSTEM.length + Σ JSON.stringify(m).length) / 4), computed by hand and under Node.
-        let system = Message::new(crate::Role::System, "You are the support assistant of a bike shop.");
+        let system = Message::new(
+            crate::message::Role::System,
+            "You are the support assistant of a bike shop.",
+        );
         let history = [
             message(json!({"role": "user", "content": "Hi! My order #4471 came with a bent front wheel."})),
             message(json!({"role": "assistant", "content": "🚲 On it 👍"})),

@@ -11,7 +11,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Builder, Piece, RuleError, Source, chat_tool, plain_message, string_field, text_of};
-use crate::message::{Message, kind};
+use crate::message::{Message, Role, kind};
 
 /// The blocks of a message's content: an array, or none for a string.
 fn blocks(message: &Value) -> &[Value] {
@@ -30,12 +30,9 @@ pub(super) fn read(rest: Option<&Map<String, Value>>, list: &[Value]) -> Result<
     let mut out = Builder::new();
     match rest.and_then(|r| r.get("system")) {
         None | Some(Value::Null) => {}
-        Some(Value::String(s)) => out.push(Message::new(crate::Role::System, s.clone()), Piece::System),
+        Some(Value::String(s)) => out.push(Message::new(Role::System, s.clone()), Piece::System),
         Some(Value::Array(blocks)) => {
-            out.push(
-                Message::new(crate::Role::System, text_of(blocks, &["text"])),
-                Piece::System,
-            );
+            out.push(Message::new(Role::System, text_of(blocks, &["text"])), Piece::System);
         }
         Some(other) => {
             return Err(RuleError::new(
@@ -112,12 +109,8 @@ pub(super) fn read(rest: Option<&Map<String, Value>>, list: &[Value]) -> Result<
     Ok((out, tools))
 }
 
-fn role_of(assistant: bool) -> crate::Role {
-    if assistant {
-        crate::Role::Assistant
-    } else {
-        crate::Role::User
-    }
+fn role_of(assistant: bool) -> Role {
+    if assistant { Role::Assistant } else { Role::User }
 }
 
 /// An assistant message's blocks as one chat message: the text of its `text` and `thinking`
@@ -233,7 +226,7 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
             }) => {
                 let original = &source.items[item as usize];
                 let span = &blocks(original)[first as usize..(first + count) as usize];
-                let new: Vec<Value> = if message.role() == crate::Role::Tool {
+                let new: Vec<Value> = if message.role() == Role::Tool {
                     vec![result_block(&span[0], message, joined)]
                 } else {
                     span.to_vec()

@@ -29,7 +29,7 @@ pub use marks::CacheMarks;
 use serde_json::{Map, Value};
 
 use crate::error::Error;
-use crate::message::{Message, kind};
+use crate::message::{Message, Role, kind};
 
 crate::named! {
     /// A request body's wire format, by its name on the command line.
@@ -364,7 +364,7 @@ fn chat_tool(name: &str, description: Option<&Value>, parameters: Option<&Value>
 /// text, or an assistant one.
 fn plain_message(message: &Message) -> Value {
     let role = match message.role() {
-        crate::Role::Assistant => "assistant",
+        Role::Assistant => "assistant",
         _ => "user",
     };
     serde_json::json!({"role": role, "content": message.text()})

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use super::{Builder, Piece, RuleError, Source, chat_tool, plain_message, string_field, text_of};
-use crate::message::{Message, kind};
+use crate::message::{Message, Role, kind};
 
 /// What an item is, for grouping.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -59,7 +59,7 @@ pub(super) fn read(
     let mut out = Builder::new();
     match rest.and_then(|r| r.get("instructions")) {
         None | Some(Value::Null) => {}
-        Some(Value::String(s)) => out.push(Message::new(crate::Role::System, s.clone()), Piece::System),
+        Some(Value::String(s)) => out.push(Message::new(Role::System, s.clone()), Piece::System),
         Some(other) => {
             return Err(RuleError::new(
                 "instructions",
@@ -69,10 +69,7 @@ pub(super) fn read(
     }
     if input_string {
         let text = list[0].as_str().unwrap_or_default().to_owned();
-        out.push(
-            Message::new(crate::Role::User, text),
-            Piece::Items { first: 0, count: 1 },
-        );
+        out.push(Message::new(Role::User, text), Piece::Items { first: 0, count: 1 });
         return Ok((out, tools(rest)));
     }
     let mut i = 0;
@@ -223,7 +220,7 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
             Some(Piece::System) => {}
             Some(Piece::Items { first, count }) => {
                 let items = &source.items[first as usize..(first + count) as usize];
-                if message.role() == crate::Role::Tool {
+                if message.role() == Role::Tool {
                     out.push(output_item(&items[0], message));
                 } else if let Value::String(s) = &items[0] {
                     out.push(json!({"role": "user", "content": s}));

@@ -1,5 +1,5 @@
 //! The tools an agent calls: whatever runs a model's tool calls and answers them with tool
-//! messages. A simulation answers from a scenario's fixtures (`scenario::FixtureTools`).
+//! messages. A simulation answers from a scenario's fixtures (`scenario::FixtureTools`, in `sim/tools.rs`).
 
 use ctxbench_compact::message::{Message, ToolCall};
 

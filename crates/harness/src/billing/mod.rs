@@ -1,9 +1,7 @@
 //! The real bill's parts, as settings: what tokens cost ([`price`], from the table shipped in
-//! `prices.toml`), the prompt cache a provider runs ([`cache`]), how long a call takes
-//! ([`latency`]), the cache figures a provider logs ([`logged`]), and a request as a prefix cache sees it ([`segments`]).
+//! `prices.toml`), the prompt cache a provider runs ([`cache_mode`]), and a request as a prefix
+//! cache sees it ([`segments`]).
 
-pub mod cache;
-pub mod latency;
-pub mod logged;
+pub mod cache_mode;
 pub mod price;
 pub mod segments;

@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 
 use serde::Deserialize;
 
-use super::cache::CacheMode;
+use super::cache_mode::CacheMode;
 
 /// The table that ships inside the crate.
 const TABLE: &str = include_str!("../../prices.toml");

@@ -25,9 +25,9 @@ use serde_json::{Value, json};
 
 use super::{KIND_HEADER, SUMMARY_HEADER, context_length_error, stream};
 use crate::agent::model::{FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
-use crate::billing::logged::LoggedUsage;
 use crate::sim::scripted::is_refetch;
 use crate::trace::CallKind;
+use crate::usage::LoggedUsage;
 
 /// Where and how to call.
 #[derive(Clone)]

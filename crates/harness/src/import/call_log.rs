@@ -7,7 +7,7 @@ use ctxbench_compact::Error;
 use ctxbench_compact::wire::Format;
 use serde_json::{Value, json};
 
-use crate::billing::logged::LoggedUsage;
+use crate::usage::LoggedUsage;
 
 /// One conversation of a call log.
 #[derive(Clone, Debug)]

@@ -27,10 +27,10 @@ use serde_json::{Map, Value, json};
 pub use sessions::{SessionLog, read_session, session_log};
 use walk::{Walked, WalkedCall};
 
-use crate::billing::cache::CacheMode;
-use crate::billing::logged::LoggedUsage;
+use crate::billing::cache_mode::CacheMode;
 use crate::settings::RunSettings;
 use crate::trace::{CallKind, CallRecord};
+use crate::usage::LoggedUsage;
 
 /// What the person importing chooses.
 #[derive(Clone, Debug)]

@@ -26,7 +26,7 @@ use ctxbench_compact::wire::Format;
 use serde_json::{Map, Value, json};
 
 use super::call_log::LoggedConversation;
-use crate::billing::logged::LoggedUsage;
+use crate::usage::LoggedUsage;
 
 /// Whose session log a file is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,13 +1,11 @@
-//! A scenario's tools: [`FixtureTools`] answers from the scenario's fixtures, as the reference listing's loop
-//! would: results matched by tool name and arguments (compared as JSON values), several results
+//! A scenario's tools: [`FixtureTools`] answers from the scenario's fixtures (the agent's `Tools`
+//! in the simulated world, `sim/tools.rs`), as the reference listing's loop would: results matched by tool name and arguments (compared as JSON values), several results
 //! for one key returned in order with the last repeating, `Unknown tool: NAME` for a tool that
 //! does not exist. The results of parallel calls come back in order of their delay.
 
-use ctxbench_compact::message::{Message, ToolCall};
 use serde_json::Value;
 
 use super::{DEFAULT_TOOL_LATENCY_S, FixtureResult, Tool};
-use crate::agent::tools::{ToolResults, Tools};
 
 /// The key a call's arguments look up a fixture by: their JSON value, or, for a free-form tool
 /// whose input is text (a Responses `custom_tool_call`, Codex's `apply_patch`), that text as a
@@ -23,11 +21,11 @@ pub struct FixtureTools<'a> {
     /// Per tool, per result: how many calls that result's key has served.
     served: Vec<Vec<usize>>,
     /// Tool messages carry the tool's `name`.
-    named: bool,
+    pub(crate) named: bool,
 }
 
 /// What a call comes back with.
-enum Answer<'a> {
+pub(crate) enum Answer<'a> {
     Fixture(&'a FixtureResult),
     Text(String),
 }
@@ -49,7 +47,8 @@ impl<'a> FixtureTools<'a> {
         self
     }
 
-    fn lookup(&mut self, name: &str, arguments: &str) -> Answer<'a> {
+    /// The answer to one call: a fixture, or the text of an unknown tool or arguments.
+    pub(crate) fn lookup(&mut self, name: &str, arguments: &str) -> Answer<'a> {
         let Some(t) = self.tools.iter().position(|t| t.name == name) else {
             return Answer::Text(format!("Unknown tool: {name}"));
         };
@@ -77,34 +76,6 @@ impl FixtureTools<'_> {
         match self.lookup(name, arguments) {
             Answer::Fixture(result) => (result.text.clone().unwrap_or_default(), result.latency_s),
             Answer::Text(text) => (text, DEFAULT_TOOL_LATENCY_S),
-        }
-    }
-}
-
-impl Tools for FixtureTools<'_> {
-    fn call(&mut self, name: &str, arguments: &str) -> String {
-        self.call_timed(name, arguments).0
-    }
-
-    fn answer(&mut self, calls: &[ToolCall<'_>]) -> ToolResults {
-        let mut seconds: f64 = 0.0;
-        let mut answers: Vec<(u64, Message)> = calls
-            .iter()
-            .map(|c| {
-                let (delay, content, took) = match self.lookup(c.name, c.arguments) {
-                    Answer::Fixture(result) => (result.delay, result.text.clone(), result.latency_s),
-                    Answer::Text(text) => (0, Some(text), DEFAULT_TOOL_LATENCY_S),
-                };
-                seconds = seconds.max(took);
-                let message = Message::tool_result_as(c.id, self.named.then_some(c.name), content);
-                (delay, message)
-            })
-            .collect();
-        // Stable: equal delays keep the order of the calls.
-        answers.sort_by_key(|(delay, _)| *delay);
-        ToolResults {
-            messages: answers.into_iter().map(|(_, m)| m).collect(),
-            seconds,
         }
     }
 }

@@ -12,10 +12,9 @@ use serde_json::{Map, Value};
 use super::file::{PadSpec, ScenarioFile, StepSpec};
 use super::padding::{mix, name_seed, padding};
 use super::{Fact, FactKind, FixtureResult, PlannedCall, Request, Scenario, Step, Tool};
-use crate::agent::tools::Tools;
-use crate::billing::logged::LoggedUsage;
 use crate::error::Error;
 use crate::scenario::FixtureTools;
+use crate::usage::LoggedUsage;
 
 /// Reads and loads a scenario file.
 pub fn load_scenario(path: &std::path::Path, seed: u64) -> Result<Scenario, Error> {
@@ -488,7 +487,7 @@ impl Loader<'_> {
                     see(&call.arguments, None, &mut first_seen);
                 }
                 for call in &step.calls {
-                    let result = tools.call(&call.name, &call.arguments);
+                    let (result, _) = tools.call_timed(&call.name, &call.arguments);
                     let refetchable = scenario.tools.iter().any(|t| t.name == call.name && t.refetchable);
                     let source = refetchable.then(|| (call.name.clone(), call.arguments.clone()));
                     see(&result, source, &mut first_seen);

@@ -3,7 +3,7 @@
 //! on an invalid scenario.
 
 mod file;
-mod fixtures;
+pub(crate) mod fixtures;
 mod load;
 pub(crate) mod padding;
 
@@ -12,7 +12,7 @@ use ctxbench_compact::tool_schemas::ToolSchemas;
 
 use serde_json::Value;
 
-use crate::billing::logged::LoggedUsage;
+use crate::usage::LoggedUsage;
 
 pub use ctxbench_compact::fact::FactKind;
 pub use fixtures::{FixtureTools, arguments_key};

@@ -10,11 +10,11 @@ use ctxbench_compact::message::{Message, Role};
 use ctxbench_compact::pairing::check_pairing;
 use ctxbench_compact::tokens::TokenCounter;
 
-use super::cache::PromptCache;
+use super::prompt_cache::PromptCache;
 use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
-use crate::billing::cache::CacheMode;
-use crate::billing::latency::Latency;
+use crate::billing::cache_mode::CacheMode;
 use crate::billing::segments::Segments;
+use crate::sim::latency::Latency;
 
 ctxbench_compact::named! {
     /// What the server does with a request over the window (`--overflow`).

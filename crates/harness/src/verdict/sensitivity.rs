@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{Config, Objective, Verdict, verdicts};
-use crate::billing::cache::CacheMode;
+use crate::billing::cache_mode::CacheMode;
 use crate::billing::price::{Billed, Price, dollars};
 use crate::row::ResultRow;
 use crate::settings::RunSettings;

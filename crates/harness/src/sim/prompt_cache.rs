@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use foldhash::fast::FixedState;
 
-use crate::billing::cache::CacheMode;
+use crate::billing::cache_mode::CacheMode;
 use crate::billing::segments::Segments;
 
 /// A stored prefix.

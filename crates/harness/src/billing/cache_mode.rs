@@ -1,6 +1,6 @@
 //! The prompt caches providers run, as settings: `none`, `prefix` (every prefix of a request is
 //! kept, as OpenAI, Gemini and DeepSeek do) and `breakpoints` (only prefixes ending at the marks
-//! the client sets, as Anthropic does). The simulation itself is `sim::cache`.
+//! the client sets, as Anthropic does). The simulation itself is `sim::prompt_cache`.
 
 use std::fmt;
 
