@@ -120,3 +120,8 @@ pub use tokens::{CounterKind, Estimator, TokenCounter};
 pub use tool_schemas::ToolSchemas;
 pub use wire::Format;
 pub use words::nearest;
+
+/// The README's example, held true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;

@@ -46,3 +46,8 @@ pub mod verdict;
 
 pub use error::Error;
 pub use settings::RunSettings;
+
+/// The README's example, held true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExample;

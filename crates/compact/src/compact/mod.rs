@@ -306,6 +306,7 @@ impl Compactor {
             system: conversation.system.as_ref(),
             tools: &conversation.tools,
             cold_run: false,
+            over: false,
         };
         let mut work = Work::new(&mut conversation.messages, prefix, counter, goal, keep);
         let tokens_before = work.estimate();
@@ -327,6 +328,7 @@ impl Compactor {
             // A stage that runs whatever the estimate goes as far as its means allow.
             work.goal = if cold_run || when == When::Always { 0 } else { goal };
             cx.cold_run = cold_run;
+            cx.over = over;
             let ran = wanted && !guarded && stage.run(&mut work, &mut cx);
             work.goal = goal;
             // Freed less than 10% of the excess: not worth its cost until something new comes.

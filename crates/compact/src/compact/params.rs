@@ -10,6 +10,10 @@ pub(crate) trait Param: Sized {
     /// What a value looks like, for errors and `--help` (`a whole number`).
     const EXPECTED: &'static str;
 
+    /// Values of every shape it takes, edges included: what the property tests draw a stage's
+    /// parameters from, so a new stage or parameter is tested without a list to keep.
+    const EXAMPLES: &'static [&'static str];
+
     /// Reads a value; `None` when `text` is not one.
     fn parse(text: &str) -> Option<Self>;
 
@@ -19,6 +23,7 @@ pub(crate) trait Param: Sized {
 
 impl Param for usize {
     const EXPECTED: &'static str = "a whole number";
+    const EXAMPLES: &'static [&'static str] = &["0", "1", "2", "5", "10", "150"];
 
     fn parse(text: &str) -> Option<usize> {
         text.parse().ok()
@@ -31,6 +36,7 @@ impl Param for usize {
 
 impl Param for u64 {
     const EXPECTED: &'static str = "a whole number";
+    const EXAMPLES: &'static [&'static str] = &["0", "1", "100", "2000", "20000"];
 
     fn parse(text: &str) -> Option<u64> {
         text.parse().ok()
@@ -54,6 +60,7 @@ pub enum ClearTrigger {
 
 impl Param for ClearTrigger {
     const EXPECTED: &'static str = "`limit`, `cold` or a whole number of tokens";
+    const EXAMPLES: &'static [&'static str] = &["limit", "cold", "0", "500", "5000", "20000"];
 
     fn parse(text: &str) -> Option<ClearTrigger> {
         match text {
@@ -75,6 +82,7 @@ impl Param for ClearTrigger {
 /// `true` or `false`.
 impl Param for bool {
     const EXPECTED: &'static str = "`true` or `false`";
+    const EXAMPLES: &'static [&'static str] = &["true", "false"];
 
     fn parse(text: &str) -> Option<bool> {
         match text {
@@ -92,6 +100,7 @@ impl Param for bool {
 /// A fraction in (0, 1].
 impl Param for f64 {
     const EXPECTED: &'static str = "a fraction in (0, 1]";
+    const EXAMPLES: &'static [&'static str] = &["0.05", "0.1", "0.5", "1"];
 
     fn parse(text: &str) -> Option<f64> {
         text.parse::<f64>().ok().filter(|r| *r > 0.0 && *r <= 1.0)
@@ -105,6 +114,7 @@ impl Param for f64 {
 /// Tool names separated by `/` (possibly none).
 impl Param for Vec<String> {
     const EXPECTED: &'static str = "tool names separated by `/`";
+    const EXAMPLES: &'static [&'static str] = &["", "get_receipt", "get_order/read_file"];
 
     fn parse(text: &str) -> Option<Vec<String>> {
         Some(text.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect())
@@ -118,6 +128,7 @@ impl Param for Vec<String> {
 /// Fact kinds separated by `/`.
 impl Param for Vec<FactKind> {
     const EXPECTED: &'static str = "fact kinds separated by `/` (id, number, decision, path, command, detail)";
+    const EXAMPLES: &'static [&'static str] = &["", "id", "id/number/decision", "path/command/detail"];
 
     fn parse(text: &str) -> Option<Vec<FactKind>> {
         text.split('/').filter(|s| !s.is_empty()).map(FactKind::parse).collect()
@@ -143,6 +154,7 @@ pub enum Trigger {
 
 impl Param for Trigger {
     const EXPECTED: &'static str = "`threshold`, `always` or `cold`";
+    const EXAMPLES: &'static [&'static str] = &["threshold", "always", "cold"];
 
     fn parse(text: &str) -> Option<Trigger> {
         match text {
@@ -173,6 +185,7 @@ pub enum Flavor {
 
 impl Param for Flavor {
     const EXPECTED: &'static str = "`ts` or `py`";
+    const EXAMPLES: &'static [&'static str] = &["ts", "py"];
 
     fn parse(text: &str) -> Option<Flavor> {
         match text {

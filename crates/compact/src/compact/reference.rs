@@ -10,7 +10,7 @@
 
 use super::drop::drop_exchanges;
 use super::params::Flavor;
-use super::truncate::truncate;
+use super::truncate::{Notes, truncate};
 use super::work::{Counts, Work};
 use crate::message::Message;
 use crate::tokens::{Chars4, Chars4Flavor, TokenCounter};
@@ -34,7 +34,7 @@ pub(crate) fn seed_prefix(counter: &dyn TokenCounter, system: Option<&Message>) 
 /// before and after.
 pub(crate) fn reference(work: &mut Work<'_>, flavor: Flavor) -> (Counts, u64, u64) {
     let before = work.estimate();
-    truncate(work, 150, flavor);
+    truncate(work, 150, flavor, Notes::Always);
     let keep = work.keep;
     drop_exchanges(work, keep);
     (work.counts, before, work.estimate())

@@ -91,6 +91,8 @@ pub struct ParamInfo {
     pub expected: &'static str,
     /// Its default, as a strategy name spells it.
     pub default: fn() -> String,
+    /// Values of every shape it takes, edges included (what the property tests draw from).
+    pub examples: &'static [&'static str],
 }
 
 macro_rules! stages {
@@ -127,6 +129,7 @@ macro_rules! stages {
                                 key: stringify!($field),
                                 help: concat!($($pdoc),*),
                                 expected: <$ty as Param>::EXPECTED,
+                                examples: <$ty as Param>::EXAMPLES,
                                 default: || {
                                     let value: $ty = $default;
                                     let mut text = String::new();
@@ -249,7 +252,12 @@ stages! {
     fresh: RequestOrResult,
     when: When::of(*trigger),
     run: |work, cx| {
-        truncate::truncate(work, *preview, Flavor::Ts);
+        let notes = if cx.over {
+            truncate::Notes::Always
+        } else {
+            truncate::Notes::Shorter
+        };
+        truncate::truncate(work, *preview, Flavor::Ts, notes);
         true
     };
 

@@ -28,6 +28,9 @@ pub(crate) struct StageContext<'a> {
     /// The stage runs because the provider's cache went cold, not because the estimate is over
     /// the limit (`trigger=cold`): it goes as far as its means allow.
     pub cold_run: bool,
+    /// The estimate is over the limit (else the stage runs for its trigger alone: `always`, or a
+    /// cold cache), so a rewrite may cost more than what it replaces (`truncate`'s notes).
+    pub over: bool,
 }
 
 /// What a compaction did to the history, message by message.

@@ -3,6 +3,7 @@
 //! null and array contents, tiny and huge results, CJK, emoji and control characters, later
 //! system messages, pending calls at the end), policies and strategies.
 
+use ctxbench_compact::compact::{STAGES, StageInfo};
 use ctxbench_compact::{Conversation, Message, Policy, Role};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -152,28 +153,28 @@ pub fn policy() -> impl Strategy<Value = Policy> {
     })
 }
 
-/// One stage with random parameters (no `none` or `reference`, which stand alone; no `summarize`,
-/// which needs a model: the wire properties run it with one). A stage the library declares and
-/// this list lacks fails `every_declared_stage_is_drawn`.
+/// One stage with random parameters, drawn from the stages the library declares, each
+/// parameter from the examples its type gives (`ParamInfo::examples`): a new stage or parameter
+/// is drawn without a list to keep here. No `none` or `reference`, which stand alone, and no
+/// `summarize`, which needs a model: the wire properties run it with one.
 pub fn stage() -> impl Strategy<Value = String> {
-    prop_oneof![
-        (0usize..200).prop_map(|p| format!("truncate:preview={p}")),
-        Just("drop".to_owned()),
-        (0usize..6, any::<bool>())
-            .prop_map(|(m, always)| format!("mask:m={m},trigger={}", if always { "always" } else { "threshold" })),
-        (0usize..6).prop_map(|n| format!("window:n={n}")),
-        (
-            prop::option::of(0u64..20_000),
-            0usize..5,
-            prop_oneof![3 => Just(0u64), 1 => 0u64..2000],
-            any::<bool>()
-        )
-            .prop_map(|(trigger, keep, at_least, exclude)| {
-                let trigger = trigger.map_or("limit".to_owned(), |t| t.to_string());
-                let exclude = if exclude { "get_receipt" } else { "" };
-                format!("clear-tool-uses:trigger={trigger},keep={keep},clear_at_least={at_least},exclude={exclude}")
-            }),
-    ]
+    let stages: Vec<&'static StageInfo> = STAGES.iter().filter(|s| !s.alone && s.name != "summarize").collect();
+    prop::sample::select(stages).prop_flat_map(|info| {
+        let values: Vec<_> = info.params.iter().map(|p| prop::sample::select(p.examples)).collect();
+        values.prop_map(move |values| {
+            let params: Vec<String> = info
+                .params
+                .iter()
+                .zip(values)
+                .map(|(p, v)| format!("{}={v}", p.key))
+                .collect();
+            if params.is_empty() {
+                info.name.to_owned()
+            } else {
+                format!("{}:{}", info.name, params.join(","))
+            }
+        })
+    })
 }
 
 /// Any strategy: a stage alone, a pipeline of up to three, `none`, or `reference`.

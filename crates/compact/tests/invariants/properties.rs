@@ -275,27 +275,29 @@ proptest! {
     }
 }
 
+/// The examples the generator draws stages from are values of their parameters: each parses,
+/// and its stage's canonical name spells it back.
 #[test]
-fn every_declared_stage_is_drawn() {
-    use proptest::strategy::{Strategy as _, ValueTree};
-    use proptest::test_runner::TestRunner;
-    let mut runner = TestRunner::deterministic();
-    let mut drawn = std::collections::BTreeSet::new();
-    for _ in 0..500 {
-        let value = crate::generate::stage()
-            .new_tree(&mut runner)
-            .expect("a value")
-            .current();
-        drawn.insert(value.split(':').next().unwrap_or("").to_owned());
-    }
-    for declared in ctxbench_compact::compact::STAGES
-        .iter()
-        .filter(|s| !s.alone && s.name != "summarize")
-    {
-        assert!(
-            drawn.contains(declared.name),
-            "stage `{}` is declared but generate::stage() never draws it: add it there",
-            declared.name
-        );
+fn every_parameters_examples_parse() {
+    for stage in ctxbench_compact::compact::STAGES {
+        for param in stage.params {
+            assert!(
+                !param.examples.is_empty(),
+                "{}.{} has no examples",
+                stage.name,
+                param.key
+            );
+            for example in param.examples {
+                let name = format!("{}:{}={example}", stage.name, param.key);
+                let parsed: Strategy = name
+                    .parse()
+                    .unwrap_or_else(|e| panic!("{name}: an example that does not parse: {e}"));
+                let canonical = parsed.to_string();
+                assert!(
+                    canonical.contains(&format!("{}={example}", param.key)),
+                    "{name} reads back as {canonical}"
+                );
+            }
+        }
     }
 }
