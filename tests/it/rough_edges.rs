@@ -168,6 +168,72 @@ fn ctrl_c_in_compare_says_how_far_it_got() {
     assert!(dir.join("results.csv.partial").exists() && !dir.join("results.csv").exists());
 }
 
+/// Ctrl-C once the runs are done, while the reports are written: they are finished first and
+/// whole, and the command still exits 130, as a shell expects of an interrupted command. The
+/// signal is sent when `results.csv` is in place (its partial file gone) and the charts and the
+/// page are still to come; a try whose signal came after the exit is tried again.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_after_the_runs_finishes_the_reports_then_exits_130() {
+    let mut landed = 0;
+    for attempt in 0..3 {
+        let dir = scratch(&format!("interrupt-after-{attempt}"));
+        let mut child = Process::new(assert_cmd::cargo::cargo_bin("ctxbench"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(["compare", "--bundled", "--out", path(&dir)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        let started = Instant::now();
+        let partial = dir.join("results.csv.partial");
+        while !(dir.join("results.csv").exists() && !partial.exists()) {
+            assert!(started.elapsed() < Duration::from_secs(300), "the runs never finished");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let sent = Process::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .expect("kill runs")
+            .success();
+        let mut stderr = String::new();
+        child
+            .stderr
+            .take()
+            .expect("piped")
+            .read_to_string(&mut stderr)
+            .expect("reads");
+        let code = child.wait().expect("ends").code().unwrap_or(-1);
+        if !sent || code == 0 {
+            // The command had finished before the signal (or ignored it: then every try ends
+            // here, and the test fails below).
+            continue;
+        }
+        landed += 1;
+        assert_eq!(code, 130, "{stderr}");
+        assert!(
+            stderr.contains("interrupted after the runs: the reports were finished first"),
+            "{stderr}"
+        );
+        for file in [
+            "results.csv",
+            "results.json",
+            "verdict.json",
+            "summary.md",
+            "index.html",
+        ] {
+            assert!(dir.join(file).exists(), "{file} was not written: {stderr}");
+        }
+        let page = String::from_utf8(read(dir.join("index.html"))).expect("UTF-8");
+        assert!(page.trim_end().ends_with("</html>"), "the page is whole");
+        break;
+    }
+    assert!(
+        landed > 0,
+        "3 tries exited 0: Ctrl-C while the reports were written was ignored (or always came too late)"
+    );
+}
+
 #[test]
 fn a_closed_pipe_ends_the_command_quietly() {
     let mut child = Process::new(assert_cmd::cargo::cargo_bin("ctxbench"))
