@@ -2,9 +2,9 @@
 //!
 //! Providers name them differently (all checked 2026-12-03):
 //! - OpenAI: `usage.prompt_tokens_details.cached_tokens`, part of `prompt_tokens`; writes are
-//!   not reported (<https://platform.openai.com/docs/api-reference/chat/object>, read through
-//!   the generated client docs at <https://docs.rs/crate/openai-client-base/latest> and xAI's copy
-//!   at <https://docs.x.ai/developers/advanced-api-usage/prompt-caching/usage-and-pricing>).
+//!   not reported (<https://platform.openai.com/docs/api-reference/chat/object>,
+//!   <https://docs.rs/crate/openai-client-base/latest>,
+//!   <https://docs.x.ai/developers/advanced-api-usage/prompt-caching/usage-and-pricing>).
 //! - DeepSeek: `usage.prompt_cache_hit_tokens` and `usage.prompt_cache_miss_tokens`, which sum to
 //!   `prompt_tokens` (<https://api-docs.deepseek.com/guides/kv_cache>; the call log in
 //!   `tests/fixtures/traces/` carries both spellings).
