@@ -16,7 +16,7 @@
 //! - [`compact`]: strategies and their stages, the [`Compactor`] that runs them, and the
 //!   [`Summarizer`] an agent implements for `summarize`.
 //! - [`fact`]: the kinds of fact a summary can be told to keep.
-//! - [`named`]: enums whose values have names, each declared once ([`named!`]).
+//! - [`mod@named`]: enums whose values have names, each declared once ([`named!`]).
 //!
 //! # Compacting a history
 //!

@@ -69,7 +69,10 @@ impl Format {
         self == Format::Anthropic
     }
 
-    /// The format of a parsed body, by [`Signs::format`]'s rules.
+    /// The format of a parsed body: Responses when its list is one (an `input` and no
+    /// `messages`, or a bare list holding an item with a `type`); else Anthropic when it has a
+    /// top-level `system` or content blocks only Anthropic has (`tool_use`, `tool_result`,
+    /// `thinking`, `image`, …); else chat. The same rule reads a body a message at a time.
     pub fn detect(body: &Value) -> Format {
         let (list, top) = match body {
             Value::Object(map) => (map.get("messages").and_then(Value::as_array), Some(map)),
