@@ -96,8 +96,9 @@ pub struct Message {
     role: Role,
     fields: Vec<(Key, Slot)>,
     costs: Costs,
-    /// Where a message read from another wire format came from (an index into its body's
-    /// pieces, `wire/`): kept through rewrites, so the body can be written back in its format.
+    /// A mark that stays with the message through compaction ([`Message::mark`]): where a
+    /// message read from another wire format came from (an index into its body's pieces,
+    /// `wire/`), or an embedding program's own number for a chat message.
     origin: Option<u32>,
 }
 
@@ -119,7 +120,18 @@ impl Message {
         let Value::Object(body) = value else {
             return Err(invalid("", format!("expected a JSON object, found {}", kind(&value))));
         };
-        let role = match body.get("role") {
+        Message::from_body(body)
+    }
+
+    /// A message from its fields in order, as a reader other than serde_json's finds them (the
+    /// Python package reads dicts so): the same checks as [`Message::from_value`], without
+    /// building a map of a few fields. A name given twice keeps its first value's checks.
+    pub fn from_entries(entries: Vec<(String, Value)>) -> Result<Message, MessageError> {
+        Message::from_body(entries)
+    }
+
+    fn from_body(body: impl Body) -> Result<Message, MessageError> {
+        let role = match body.field("role") {
             Some(Value::String(name)) => Role::parse(name).ok_or_else(|| {
                 invalid(
                     "role",
@@ -131,7 +143,7 @@ impl Message {
             }
             None => return Err(invalid("", "missing \"role\"")),
         };
-        match body.get("content") {
+        match body.field("content") {
             None | Some(Value::Null | Value::String(_) | Value::Array(_)) => {}
             Some(other) => {
                 return Err(invalid(
@@ -141,10 +153,10 @@ impl Message {
             }
         }
         check_tool_calls(role, &body)?;
-        if role == Role::Tool && !matches!(body.get("tool_call_id"), Some(Value::String(_))) {
+        if role == Role::Tool && !matches!(body.field("tool_call_id"), Some(Value::String(_))) {
             return Err(invalid("tool_call_id", "a tool result needs a string \"tool_call_id\""));
         }
-        if let Some(name) = body.get("name") {
+        if let Some(name) = body.field("name") {
             if !name.is_string() {
                 return Err(invalid("name", format!("expected a string, found {}", kind(name))));
             }
@@ -281,6 +293,20 @@ impl Message {
     pub(crate) fn with_origin(mut self, origin: u32) -> Message {
         self.origin = Some(origin);
         self
+    }
+
+    /// The mark given with [`Message::with_mark`]: it stays with the message through compaction
+    /// (a rewrite keeps it, a drop takes it away with the message, a summary has none), so a
+    /// program finds each kept message's source again (the Python package returns the caller's
+    /// own objects this way). Never counted, compared or written.
+    pub fn mark(&self) -> Option<u32> {
+        self.origin
+    }
+
+    /// The chat message, marked with `mark` ([`Message::mark`]). A message of a body read from
+    /// another wire format carries the body's own marks: mark only messages you built.
+    pub fn with_mark(self, mark: u32) -> Message {
+        self.with_origin(mark)
     }
 
     /// The role.
@@ -443,8 +469,8 @@ fn member<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
     object.iter().find_map(|(k, v)| (k == key).then_some(v))
 }
 
-fn check_tool_calls(role: Role, body: &Map<String, Value>) -> Result<(), MessageError> {
-    let list = match body.get("tool_calls") {
+fn check_tool_calls(role: Role, body: &impl Body) -> Result<(), MessageError> {
+    let list = match body.field("tool_calls") {
         None | Some(Value::Null) => return Ok(()),
         Some(Value::Array(list)) => list,
         Some(other) => {
@@ -479,6 +505,24 @@ fn check_tool_calls(role: Role, body: &Map<String, Value>) -> Result<(), Message
         field("function.arguments", function.get("arguments"))?;
     }
     Ok(())
+}
+
+/// A message's fields as read: a JSON object, or its entries in order.
+trait Body: IntoIterator<Item = (String, Value)> {
+    /// The value of field `name`.
+    fn field(&self, name: &str) -> Option<&Value>;
+}
+
+impl Body for Map<String, Value> {
+    fn field(&self, name: &str) -> Option<&Value> {
+        self.get(name)
+    }
+}
+
+impl Body for Vec<(String, Value)> {
+    fn field(&self, name: &str) -> Option<&Value> {
+        self.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+    }
 }
 
 /// The JSON type of a value, for error messages.
