@@ -1,5 +1,5 @@
 //! `ctxbench._native`: the Rust compactor for Python. The package `ctxbench` (python/ctxbench)
-//! wraps it: [`Compactor`] (dicts in, dicts out, in OpenAI chat, Anthropic Messages or OpenAI
+//! wraps it: `Compactor` (dicts in, dicts out, in OpenAI chat, Anthropic Messages or OpenAI
 //! Responses form), `count_tokens`, `check_pairing` and its `PairingError`, and the cache
 //! lifetime of a price of ctxbench's table. The strategy strings, defaults and errors are the
 //! library's own; nothing here decides how to compact.
