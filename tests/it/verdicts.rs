@@ -28,8 +28,21 @@ fn the_bundled_suite_ends_with_verdicts_and_a_leaderboard() {
             stopped += usize::from(entry["completed"] == false);
             assert!(entry["why"].as_str().is_some_and(|w| !w.is_empty()), "{entry}");
         }
-        // The pick is the first ranked run, or none when nothing qualified.
+        // The pick is the first ranked run, or none when nothing qualified; with it, the lines
+        // that construct it (what the Python package and the Rust library take).
         assert_eq!(s["pick"], s["ranked"][0]["strategy"]);
+        if let Some(pick) = s["pick"].as_str() {
+            let brief = pick.parse::<ctxbench_compact::Strategy>().expect("a strategy").brief();
+            let python = s["use"]["python"].as_str().expect("a Python line");
+            assert!(python.starts_with(&format!("Compactor({brief:?}, window=")), "{python}");
+            let rust = s["use"]["rust"].as_str().expect("a Rust line");
+            assert!(
+                rust.starts_with(&format!("Compactor::new({brief:?}.parse()?, Policy")),
+                "{rust}"
+            );
+        } else {
+            assert!(s["use"].is_null());
+        }
         let name = s["scenario"].as_str().expect("a name");
         assert!(stdout.contains(&format!("{name} · ")), "a section for {name}");
     }
@@ -265,4 +278,12 @@ fn the_page_decides() {
     assert!(page.contains("The pick wins in 13 of 20 seeds on each seed's runs alone; it is fragile"));
     // The leaderboard by regret.
     assert!(page.contains("median regret") && page.contains("worst regret"));
+    // How to use each pick, in Python and in Rust.
+    assert!(
+        page.contains(
+            "<p class=\"use\">Use it. Python: <code>Compactor(&quot;truncate:trigger=cold&quot;, window=6000)</code>"
+        ),
+        "lunch-break's pick as the line that constructs it"
+    );
+    assert_eq!(page.matches("<p class=\"use\">").count(), 2);
 }

@@ -122,6 +122,12 @@ def _back(kept, report, messages, wire, skip):
     return out
 
 
+def _system_message(system):
+    if system is None or isinstance(system, SystemMessage):
+        return system
+    return SystemMessage(content=system)
+
+
 def compact_messages(compactor, messages, **kwargs):
     """Compacts a list of LangChain messages once: ``(messages, report)``; ``system`` (a
     ``SystemMessage``) is counted but not returned; the other keywords are
@@ -149,17 +155,18 @@ class CtxbenchMiddleware(AgentMiddleware):
 
     ``compactor``: a ``ctxbench.Compactor`` (one per agent run or thread); ``clock``: a
     ``CacheClock`` told of each model call, for ``trigger=cold``; ``summarize``: what writes
-    summaries for the ``summarize`` stage (``summarize_with(model)``). ``reports`` lists every
-    compaction's ``CompactReport``.
+    summaries for the ``summarize`` stage (``summarize_with(model)``); ``system``: the agent's
+    system prompt (a str or ``SystemMessage``), counted before the first call shows it.
+    ``reports`` lists every compaction's ``CompactReport``.
     """
 
-    def __init__(self, compactor, *, clock=None, summarize=None):
+    def __init__(self, compactor, *, clock=None, summarize=None, system=None):
         super().__init__()
         self.compactor = compactor
         self.clock = clock
         self.summarize = summarize
         self.reports = []
-        self._system = None
+        self._system = _system_message(system)
 
     def _update(self, kept, report):
         self.reports.append(report)
@@ -191,14 +198,14 @@ class CtxbenchMiddleware(AgentMiddleware):
         return self._update(kept, report)
 
     def wrap_model_call(self, request, handler):
-        self._system = request.system_message
+        self._system = request.system_message or self._system
         response = handler(request)
         if self.clock is not None:
             self.clock.called()
         return response
 
     async def awrap_model_call(self, request, handler):
-        self._system = request.system_message
+        self._system = request.system_message or self._system
         response = await handler(request)
         if self.clock is not None:
             self.clock.called()
@@ -209,20 +216,22 @@ class CtxbenchEdit:
     """The compactor as a ``ContextEdit`` (``ContextEditingMiddleware(edits=[CtxbenchEdit(…)])``).
     The middleware edits a fresh copy of the messages for each call; the edit carries its
     compaction over from the last call (``Session``), so the result is what ``CtxbenchMiddleware``
-    would send. ``count_tokens`` is not used: the compactor counts with its own estimator. The
-    clock is told at each call's start (this hook sees no call end)."""
+    would send. ``count_tokens`` is not used: the compactor counts with its own estimator. A
+    ``ContextEdit`` is not shown the system prompt: give it as ``system`` to count it. The clock is
+    told at each call's start (this hook sees no call end)."""
 
-    def __init__(self, compactor, *, clock=None, summarize=None):
+    def __init__(self, compactor, *, clock=None, summarize=None, system=None):
         self.session = Session(compactor, step=_step, astep=_astep)
         self.clock = clock
         self.summarize = summarize
+        self.system = _system_message(system)
 
     @property
     def reports(self):
         return self.session.reports
 
     def apply(self, messages, *, count_tokens=None):
-        kept, _ = self.session.compact(messages, cache_cold=self.clock, summarize=self.summarize)
+        kept, _ = self.session.compact(messages, system=self.system, cache_cold=self.clock, summarize=self.summarize)
         messages[:] = kept
         if self.clock is not None:
             self.clock.called()

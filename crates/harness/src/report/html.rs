@@ -42,7 +42,7 @@ pub struct Page<'a> {
     pub note: &'a str,
 }
 
-fn escape(text: &str) -> String {
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -63,6 +63,7 @@ td.text,th.text{text-align:left}td.name{max-width:30em}\
 tr.out td{color:#999}tr.out td.why{color:#a33}\
 tr[data-strategy]{cursor:pointer}tr.picked td{background:#fff3c4}\
 .verdict{background:#eef6ee;border-left:4px solid #3a3;padding:.5rem 1rem}.verdict.none{background:#f6eeee;border-color:#a33}\
+.use{font-size:13px;color:#444;margin:.3rem 0 .5rem}.use code{background:#f4f4f4;padding:0 .25rem;font-size:12px;overflow-wrap:anywhere}\
 .strip{display:flex;flex-wrap:wrap;gap:.3rem;margin:.5rem 0;font-size:.8rem}.strip-title{font-weight:600;margin-right:.3rem}\
 .strip .cell{border:1px solid #cdc;background:#f3faf3;border-radius:.3rem;padding:.1rem .4rem}.strip .cell.flips{border-color:#c90;background:#fff3c4}\
 figcaption .links{font-weight:normal;font-size:.85rem;margin-left:.5rem}\
@@ -333,6 +334,7 @@ pub fn html(page: &Page<'_>) -> String {
                     "<p class=\"verdict{none}\">{}</p>\n",
                     escape(&verdict_line(v, &suite.objective, &labels))
                 ));
+                out.push_str(&super::use_lines::use_html(v, escape));
                 out.push_str(&sensitivity_strip(v, &labels));
                 let (headers, rows) = scenario_cells(v, &labels);
                 out.push_str(&table("runs", &headers, &rows, &[1, headers.len() - 1]));
@@ -443,58 +445,4 @@ fn sensitivity_strip(v: &Verdict<'_>, labels: &Labels) -> String {
         ));
     }
     out
-}
-
-/// An SVG document as an element of the page (its XML declaration has no place in HTML).
-pub fn svg_element(svg: &str) -> String {
-    let svg = svg.trim_start();
-    let svg = if svg.starts_with("<?xml") {
-        &svg[svg.find("?>").map_or(0, |i| i + 2)..]
-    } else {
-        svg
-    };
-    svg.trim().to_owned()
-}
-
-/// A PNG as an `<img>` of the page, its bytes inline.
-pub fn png_element(png: &[u8], title: &str) -> String {
-    format!(
-        "<img alt=\"{}\" src=\"data:image/png;base64,{}\">",
-        escape(title),
-        base64(png)
-    )
-}
-
-/// Standard base64, with padding.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (k, b)| n | u32::from(*b) << (16 - 8 * k));
-        for k in 0..4 {
-            if k <= chunk.len() {
-                out.push(ALPHABET[(n >> (18 - 6 * k) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::base64;
-
-    #[test]
-    fn base64_is_standard() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-    }
 }

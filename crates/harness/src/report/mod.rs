@@ -5,16 +5,20 @@
 mod assumptions;
 pub mod colour;
 mod html;
+mod inline;
 mod labels;
 mod table;
+mod use_lines;
 mod verdict;
 mod verdict_json;
 mod verdict_line;
 
 pub use crate::row::{ResultRow, Row};
 pub use assumptions::{profiles_in, profiles_json};
-pub use html::{InlineChart, Page, html, png_element, svg_element};
+pub use html::{InlineChart, Page, html};
+pub use inline::{png_element, svg_element};
 pub use table::{markdown, table};
+pub use use_lines::use_lines;
 pub use verdict::{
     Labels, Style, scenario_markdown, scenario_text, suite_markdown, suite_text, verdict_markdown, verdict_text,
 };

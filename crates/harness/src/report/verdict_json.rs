@@ -6,12 +6,20 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::labels::Labels;
+use super::use_lines::use_lines;
 use super::verdict_line::{trade, verdict_line};
 use crate::verdict::{Config, Estimate, Group, Suite, Verdict};
 
 /// A figure over seeds in `verdict.json`.
 fn estimate_json(e: Option<Estimate>) -> Value {
     e.map_or(Value::Null, |e| json!({"mean": e.mean, "low": e.low, "high": e.high}))
+}
+
+/// The lines that construct a pick, in Python and in Rust.
+fn use_json(pick: &Config<'_>) -> Value {
+    let settings = pick.settings();
+    let (python, rust) = use_lines(settings, settings.window.unwrap_or_default());
+    json!({"python": python, "rust": rust})
 }
 
 /// `verdict.json`: every scenario's ranking, front, trade and ties, and the suite's leaderboard,
@@ -49,6 +57,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
                 "ranked": v.ranked.iter().map(entry).collect::<Vec<_>>(),
                 "disqualified": v.disqualified.iter().map(entry).collect::<Vec<_>>(),
                 "pick": v.pick().map(Config::strategy),
+                "use": v.pick().map(use_json),
                 "front": v.front.iter().map(|&i| v.ranked[i].lead().strategy()).collect::<Vec<_>>(),
                 "trade": trade(v, objective, &labels),
                 "ties": v.tie.as_ref().map(|t| json!({
