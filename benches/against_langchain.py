@@ -13,7 +13,9 @@ What is compared, round after round (A B A B, so that a drift of the machine's s
   does: LangChain's binary search would otherwise encode each of them about 17 times);
 - the library in process (the `in_process` example: the history parsed, one compaction timed)
   against the same LangChain calls;
-- `ctxbench compact` against node reading and parsing the same file.
+- `ctxbench compact` against node reading and parsing the same file;
+- the Python package (`ctxbench.Compactor("drop").compact`, dicts in and dicts out, a new
+  compactor each round) against the same LangChain calls, in this same process.
 Both keep the same messages: LangChain's budget is fixed (a tenth of its count of the history),
 and ctxbench's window is its own estimate of what LangChain kept plus the first request, which
 ctxbench's `drop` always keeps and LangChain's "last" does not; the script checks that each kept
@@ -117,6 +119,7 @@ def main():
     print(f"machine   {os.cpu_count()} cores; best of {ROUNDS} rounds (median)")
 
     lc = load_langchain(table)
+    package = load_package()
     figures = Figures()
     checks = []
     rows = []
@@ -144,6 +147,15 @@ def main():
             for threads in ["1", "2"]:
                 line = subprocess.run(lib + [threads], capture_output=True, text=True, check=True).stdout
                 figures.add(f"library {estimator} {threads}", json.loads(line)["best_ms"] / 1e3)
+            if package:
+                compactor = package.Compactor("drop", window=window, threshold=1, estimator=estimator)
+                start = time.perf_counter()
+                from_python, _ = compactor.compact(messages)
+                figures.add(f"python {estimator}", time.perf_counter() - start)
+        if package and expected:
+            checks.append((f"the Python package ({estimator}) keeps what ctxbench compact keeps, your own dicts",
+                           len(from_python) == len(expected)
+                           and all(a is messages[i] for a, i in zip(from_python, expected))))
         with open(out) as o:
             compacted = json.load(o)["messages"]
         os.unlink(out)
@@ -184,6 +196,9 @@ def main():
             label = f"library {estimator} ({threads} thread{'s' if threads != '1' else ''})"
             peer_text = figures.text("lc " + estimator) if peer else "—"
             print(f"{label:34} {figures.text(f'library {estimator} {threads}'):>26} {peer_text:>40}")
+        if package:
+            peer_text = figures.text("lc " + estimator) if peer else "—"
+            print(f"{'Python package ' + estimator + ' (dicts)':34} {figures.text('python ' + estimator):>26} {peer_text:>40}")
         if peak:
             print(f"{'  peak memory (process)':34} {peak / 1024:>23.1f} MB")
     if have_node:
@@ -203,6 +218,11 @@ def main():
             targets.append((ratio >= 5, f"library chars4 ({threads} thread(s)) vs trim_messages approximate: {ratio:.0f}x (target: 5x)"))
             ratio = figures.best("lc o200k") / figures.best(f"library o200k {threads}")
             targets.append((ratio >= 10, f"library o200k ({threads} thread(s)) vs trim_messages tiktoken: {ratio:.1f}x (target: 10x)"))
+    if lc and package:
+        ratio = figures.best("lc chars4") / figures.best("python chars4")
+        targets.append((ratio >= 5, f"Python package chars4 (dicts in and out) vs trim_messages approximate, same process: {ratio:.1f}x (target: 5x)"))
+        ratio = figures.best("lc o200k") / figures.best("python o200k")
+        targets.append((ratio >= 5, f"Python package o200k (dicts in and out) vs trim_messages tiktoken, same process: {ratio:.1f}x (target: 5x)"))
     if have_node:
         ratio = figures.best("process chars4 floor pair") / figures.best("node process")
         targets.append((ratio <= 1.5, f"compact chars4 (process) vs node reading and parsing (process): {ratio:.2f}x the time (target: at most 1.5x)"))
@@ -307,6 +327,16 @@ class LangChain:
 class Peer:
     def __init__(self, name, make):
         self.name, self.make = name, make
+
+
+def load_package():
+    """The Python package `ctxbench` (the wheel the shell script built), or None."""
+    try:
+        import ctxbench
+        return ctxbench
+    except ImportError as e:
+        print(f"skipped   the Python package: {e} (the script builds it with maturin)")
+        return None
 
 
 def load_langchain(table):
