@@ -72,25 +72,25 @@ fn a_second_run_into_the_same_folder_leaves_nothing_of_the_first() {
     }
 }
 
-/// Starts `ctxbench ARGS`, waits until `file` has more than `lines` lines, presses Ctrl-C.
-fn interrupt(args: &[&str], file: &Path, lines: usize) -> (i32, String) {
-    let mut child = Process::new(assert_cmd::cargo::cargo_bin("ctxbench"))
+/// `ctxbench ARGS`, started with its stderr piped.
+fn spawn(args: &[&str]) -> std::process::Child {
+    Process::new(assert_cmd::cargo::cargo_bin("ctxbench"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("starts");
-    let started = Instant::now();
-    while std::fs::read_to_string(file).map_or(0, |t| t.lines().count()) <= lines {
-        assert!(started.elapsed() < Duration::from_secs(120), "no row was written");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let killed = Process::new("kill")
+        .expect("starts")
+}
+
+/// Presses Ctrl-C on `child` and waits for it: whether the signal was sent, its exit code and
+/// its stderr.
+fn ctrl_c(mut child: std::process::Child) -> (bool, i32, String) {
+    let sent = Process::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
-        .expect("kill runs");
-    assert!(killed.success());
+        .expect("kill runs")
+        .success();
     let mut stderr = String::new();
     child
         .stderr
@@ -98,7 +98,20 @@ fn interrupt(args: &[&str], file: &Path, lines: usize) -> (i32, String) {
         .expect("piped")
         .read_to_string(&mut stderr)
         .expect("reads");
-    (child.wait().expect("ends").code().unwrap_or(-1), stderr)
+    (sent, child.wait().expect("ends").code().unwrap_or(-1), stderr)
+}
+
+/// Starts `ctxbench ARGS`, waits until `file` has more than `lines` lines, presses Ctrl-C.
+fn interrupt(args: &[&str], file: &Path, lines: usize) -> (i32, String) {
+    let child = spawn(args);
+    let started = Instant::now();
+    while std::fs::read_to_string(file).map_or(0, |t| t.lines().count()) <= lines {
+        assert!(started.elapsed() < Duration::from_secs(120), "no row was written");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (sent, code, stderr) = ctrl_c(child);
+    assert!(sent);
+    (code, stderr)
 }
 
 #[test]
@@ -178,32 +191,14 @@ fn ctrl_c_after_the_runs_finishes_the_reports_then_exits_130() {
     let mut landed = 0;
     for attempt in 0..3 {
         let dir = scratch(&format!("interrupt-after-{attempt}"));
-        let mut child = Process::new(assert_cmd::cargo::cargo_bin("ctxbench"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args(["compare", "--bundled", "--out", path(&dir)])
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("starts");
+        let child = spawn(&["compare", "--bundled", "--out", path(&dir)]);
         let started = Instant::now();
         let partial = dir.join("results.csv.partial");
         while !dir.join("results.csv").exists() || partial.exists() {
             assert!(started.elapsed() < Duration::from_secs(300), "the runs never finished");
             std::thread::sleep(Duration::from_millis(2));
         }
-        let sent = Process::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status()
-            .expect("kill runs")
-            .success();
-        let mut stderr = String::new();
-        child
-            .stderr
-            .take()
-            .expect("piped")
-            .read_to_string(&mut stderr)
-            .expect("reads");
-        let code = child.wait().expect("ends").code().unwrap_or(-1);
+        let (sent, code, stderr) = ctrl_c(child);
         if !sent || code == 0 {
             // The command had finished before the signal (or ignored it: then every try ends
             // here, and the test fails below).

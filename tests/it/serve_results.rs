@@ -39,6 +39,18 @@ fn text(output: &[u8]) -> String {
     String::from_utf8_lossy(output).into_owned()
 }
 
+/// `ctxbench merge FILES -o OUT`: its exit code and what it said on stderr.
+fn merge(files: &[&Path], out: &Path) -> (i32, String) {
+    let output = ctxbench()
+        .arg("merge")
+        .args(files)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("merge runs");
+    (output.status.code().unwrap_or(-1), text(&output.stderr))
+}
+
 #[test]
 fn serves_results_go_through_gate_and_merge() {
     let dir = scratch("serve-results");
@@ -83,14 +95,7 @@ fn serves_results_go_through_gate_and_merge() {
     // is refused, naming the run.
     let other = session(&dir.join("other"), &[("carol", "drop")]);
     let merged = dir.join("merged.csv");
-    ctxbench()
-        .arg("merge")
-        .arg(&monday)
-        .arg(&other)
-        .arg("-o")
-        .arg(&merged)
-        .assert()
-        .success();
+    assert_eq!(merge(&[&monday, &other], &merged).0, 0);
     let rows = text(&read(&merged));
     let labels: Vec<&str> = rows
         .lines()
@@ -106,19 +111,9 @@ fn serves_results_go_through_gate_and_merge() {
         })
         .collect();
     assert_eq!(labels, ["alice", "bob", "carol"], "{rows}");
-    let twice = ctxbench()
-        .arg("merge")
-        .arg(&monday)
-        .arg(&monday)
-        .arg("-o")
-        .arg(dir.join("twice.csv"))
-        .assert()
-        .code(2);
-    assert!(
-        text(&twice.get_output().stderr).contains("bike-shop-return · alice appears twice"),
-        "{}",
-        text(&twice.get_output().stderr)
-    );
+    let (code, said) = merge(&[&monday, &monday], &dir.join("twice.csv"));
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("bike-shop-return · alice appears twice"), "{said}");
     assert!(!dir.join("twice.csv").exists(), "nothing half-written");
 
     // serve's rows cannot be mixed into a results file of the loop's own runs.
@@ -138,17 +133,7 @@ fn serves_results_go_through_gate_and_merge() {
         .arg(&compared)
         .assert()
         .success();
-    let mixed = ctxbench()
-        .arg("merge")
-        .arg(compared.join("results.csv"))
-        .arg(&monday)
-        .arg("-o")
-        .arg(dir.join("mixed.csv"))
-        .assert()
-        .code(2);
-    assert!(
-        text(&mixed.get_output().stderr).contains("cannot share a results file"),
-        "{}",
-        text(&mixed.get_output().stderr)
-    );
+    let (code, said) = merge(&[&compared.join("results.csv"), &monday], &dir.join("mixed.csv"));
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("cannot share a results file"), "{said}");
 }

@@ -197,19 +197,18 @@ class CtxbenchMiddleware(AgentMiddleware):
         )
         return self._update(kept, report)
 
-    def wrap_model_call(self, request, handler):
+    def _called(self, request, response):
+        """A model call ended: its system prompt is the one to count, and the cache holds it."""
         self._system = request.system_message or self._system
-        response = handler(request)
         if self.clock is not None:
             self.clock.called()
         return response
 
+    def wrap_model_call(self, request, handler):
+        return self._called(request, handler(request))
+
     async def awrap_model_call(self, request, handler):
-        self._system = request.system_message or self._system
-        response = await handler(request)
-        if self.clock is not None:
-            self.clock.called()
-        return response
+        return self._called(request, await handler(request))
 
 
 class CtxbenchEdit:
