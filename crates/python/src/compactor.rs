@@ -30,6 +30,13 @@ pub struct Compactor {
     estimator: &'static str,
 }
 
+/// The threads a long history is counted on: the machine's cores, up to 8 (the counts, and so
+/// every decision, are the same on any number; a history under 1,000 messages is counted on the
+/// caller's thread).
+fn count_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
 /// The strategies' help: every stage, its parameters and their defaults.
 #[pyfunction]
 pub fn strategies() -> String {
@@ -88,7 +95,8 @@ impl Compactor {
         };
         Ok(Compactor {
             // Each call reads a new list: a process-wide cache of texts would only copy them.
-            inner: ctxbench_compact::Compactor::new(parsed, policy, kind.single_pass_counter()),
+            inner: ctxbench_compact::Compactor::new(parsed, policy, kind.single_pass_counter())
+                .with_count_threads(count_threads()),
             format: format_of(format)?,
             estimator: kind.as_str(),
         })

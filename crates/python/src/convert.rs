@@ -4,6 +4,8 @@
 //! library's on the same messages. What cannot be read says where it is (`messages[3].content`):
 //! the place is put together only on the way out of an error, so reading costs nothing for it.
 
+use std::borrow::Cow;
+
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -106,8 +108,41 @@ impl From<PyErr> for Bad {
     }
 }
 
-/// A message dict's entries, in order (what `Message::from_entries` reads).
-pub fn to_entries(obj: &Bound<'_, PyAny>) -> Result<Vec<(String, Value)>, Bad> {
+/// Calls `each` with every key and value of `dict`, in order, borrowed: no reference counted
+/// up and down for each of them, as pyo3's iterator does.
+fn for_each_item<'py>(
+    dict: &Bound<'py, PyDict>,
+    mut each: impl FnMut(&Bound<'py, PyAny>, &Bound<'py, PyAny>) -> Result<(), Bad>,
+) -> Result<(), Bad> {
+    let py = dict.py();
+    let mut pos: pyo3::ffi::Py_ssize_t = 0;
+    let mut key: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+    let mut value: *mut pyo3::ffi::PyObject = std::ptr::null_mut();
+    // SAFETY: `dict` is a live dict held by the caller; PyDict_Next hands out borrowed references
+    // that live as long as the dict holds them, which is the whole loop: no Python code runs in
+    // it (the conversion reads strings, numbers and containers, and calls nothing of the user's),
+    // so nothing can change the dict.
+    unsafe {
+        while pyo3::ffi::PyDict_Next(dict.as_ptr(), &mut pos, &mut key, &mut value) != 0 {
+            let key = pyo3::Borrowed::from_ptr(py, key);
+            let value = pyo3::Borrowed::from_ptr(py, value);
+            each(&key, &value)?;
+        }
+    }
+    Ok(())
+}
+
+/// A tool call's id, function name and arguments.
+pub type CallParts = (String, String, String);
+
+/// A message's fields as read, in order.
+pub type Entries = Vec<(Cow<'static, str>, Value)>;
+
+/// A message dict's entries, in order (what `Message::from_entries` reads), the names a message
+/// knows not copied; and its tool calls when each is written canonically (`{"id", "type":
+/// "function", "function": {"name", "arguments"}}`), read straight into their strings, their
+/// entry a `null` in the field's place for `Message::set_tool_calls` to fill.
+pub fn to_entries(obj: &Bound<'_, PyAny>) -> Result<(Entries, Option<Vec<CallParts>>), Bad> {
     let Ok(dict) = obj.cast::<PyDict>() else {
         return Err(Bad::type_error(format!(
             "a message is a dict, not a {} (convert your framework's messages first, or use ctxbench.integrations)",
@@ -115,12 +150,93 @@ pub fn to_entries(obj: &Bound<'_, PyAny>) -> Result<Vec<(String, Value)>, Bad> {
         )));
     };
     let mut entries = Vec::with_capacity(dict.len());
-    for (key, value) in dict.iter() {
-        let key = key_of(&key)?;
-        let value = to_value(&value).map_err(|bad| bad.at(Step::Key(key.to_owned())))?;
-        entries.push((key.to_owned(), value));
+    let mut calls = None;
+    for_each_item(dict, |key, value| {
+        let key = key_of(key)?;
+        if key == "tool_calls" && calls.is_none() {
+            if let Some(canonical) = canonical_calls(value)? {
+                calls = Some(canonical);
+                entries.push((Cow::Borrowed("tool_calls"), Value::Null));
+                return Ok(());
+            }
+        }
+        let value = to_value(value).map_err(|bad| bad.at(Step::Key(key.to_owned())))?;
+        let name = match key {
+            "role" => Cow::Borrowed("role"),
+            "content" => Cow::Borrowed("content"),
+            "tool_calls" => Cow::Borrowed("tool_calls"),
+            "tool_call_id" => Cow::Borrowed("tool_call_id"),
+            "name" => Cow::Borrowed("name"),
+            other => Cow::Owned(other.to_owned()),
+        };
+        entries.push((name, value));
+        Ok(())
+    })?;
+    Ok((entries, calls))
+}
+
+/// A `tool_calls` list whose every call is written canonically, as its calls' strings; `None`
+/// for any other value (read as JSON then, and checked by the library).
+fn canonical_calls(value: &Bound<'_, PyAny>) -> Result<Option<Vec<CallParts>>, Bad> {
+    let Ok(list) = value.cast_exact::<PyList>() else {
+        return Ok(None);
+    };
+    if list.is_empty() {
+        return Ok(None);
     }
-    Ok(entries)
+    let mut calls = Vec::with_capacity(list.len());
+    for call in list.iter() {
+        let Ok(call) = call.cast_exact::<PyDict>() else {
+            return Ok(None);
+        };
+        let Some([id, kind, function]) = fields(call, ["id", "type", "function"])? else {
+            return Ok(None);
+        };
+        let (Ok(id), Ok(kind), Ok(function)) = (
+            id.cast_exact::<PyString>(),
+            kind.cast_exact::<PyString>(),
+            function.cast_exact::<PyDict>(),
+        ) else {
+            return Ok(None);
+        };
+        if utf8(kind)? != "function" {
+            return Ok(None);
+        }
+        let Some([name, arguments]) = fields(function, ["name", "arguments"])? else {
+            return Ok(None);
+        };
+        let (Ok(name), Ok(arguments)) = (name.cast_exact::<PyString>(), arguments.cast_exact::<PyString>()) else {
+            return Ok(None);
+        };
+        calls.push((
+            utf8(id)?.to_owned(),
+            utf8(name)?.to_owned(),
+            utf8(arguments)?.to_owned(),
+        ));
+    }
+    Ok(Some(calls))
+}
+
+/// A dict's values when its keys are exactly `names`, in that order.
+fn fields<'py, const N: usize>(
+    dict: &Bound<'py, PyDict>,
+    names: [&str; N],
+) -> Result<Option<[Bound<'py, PyAny>; N]>, Bad> {
+    if dict.len() != N {
+        return Ok(None);
+    }
+    let mut found = Vec::with_capacity(N);
+    let mut in_order = true;
+    for_each_item(dict, |key, value| {
+        let name = match key.cast_exact::<PyString>() {
+            Ok(key) => Some(utf8(key)?),
+            Err(_) => None,
+        };
+        in_order &= name == Some(names[found.len()]);
+        found.push(value.clone());
+        Ok(())
+    })?;
+    Ok(if in_order { found.try_into().ok() } else { None })
 }
 
 fn key_of<'a>(key: &'a Bound<'_, PyAny>) -> Result<&'a str, Bad> {
@@ -140,11 +256,12 @@ pub fn to_value(obj: &Bound<'_, PyAny>) -> Result<Value, Bad> {
     }
     if let Ok(dict) = obj.cast::<PyDict>() {
         let mut map = Map::with_capacity(dict.len());
-        for (key, value) in dict.iter() {
-            let key = key_of(&key)?;
-            let value = to_value(&value).map_err(|bad| bad.at(Step::Key(key.to_owned())))?;
+        for_each_item(dict, |key, value| {
+            let key = key_of(key)?;
+            let value = to_value(value).map_err(|bad| bad.at(Step::Key(key.to_owned())))?;
             map.insert(key.to_owned(), value);
-        }
+            Ok(())
+        })?;
         return Ok(Value::Object(map));
     }
     if obj.is_none() {

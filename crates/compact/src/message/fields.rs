@@ -25,14 +25,14 @@ pub(crate) enum Key {
 }
 
 impl Key {
-    pub(crate) fn parse(name: String) -> Key {
-        match name.as_str() {
+    pub(crate) fn parse(name: impl AsRef<str> + Into<String>) -> Key {
+        match name.as_ref() {
             "role" => Key::Role,
             "content" => Key::Content,
             "tool_calls" => Key::ToolCalls,
             "tool_call_id" => Key::ToolCallId,
             "name" => Key::Name,
-            _ => Key::Other(name.into_boxed_str()),
+            _ => Key::Other(name.into().into_boxed_str()),
         }
     }
 
@@ -113,39 +113,57 @@ pub(crate) enum FieldValue<'a> {
     Json(&'a Value),
 }
 
-/// The calls of a `tool_calls` array when every one is canonical (and the array is not empty).
-pub(crate) fn canonical_calls(list: &[Value]) -> Option<Vec<Call>> {
-    let string = |v: &Value| v.as_str().map(str::to_owned);
-    list.iter()
-        .map(|call| {
-            let call = call.as_object()?;
-            let mut fields = call.iter();
-            let (Some(("id", id)), Some(("type", kind)), Some(("function", function)), None) = (
-                fields.next().map(|(k, v)| (k.as_str(), v)),
-                fields.next().map(|(k, v)| (k.as_str(), v)),
-                fields.next().map(|(k, v)| (k.as_str(), v)),
-                fields.next(),
-            ) else {
-                return None;
-            };
-            let function = function.as_object()?;
-            let mut inner = function.iter();
-            let (Some(("name", name)), Some(("arguments", arguments)), None) = (
-                inner.next().map(|(k, v)| (k.as_str(), v)),
-                inner.next().map(|(k, v)| (k.as_str(), v)),
-                inner.next(),
-            ) else {
-                return None;
-            };
-            (kind.as_str() == Some("function")).then_some(())?;
-            Some(Call {
-                id: string(id)?,
-                name: string(name)?,
-                arguments: string(arguments)?,
-            })
-        })
-        .collect::<Option<Vec<Call>>>()
-        .filter(|calls| !calls.is_empty())
+/// The calls of a `tool_calls` array when every one is canonical (and the array is not empty),
+/// their strings moved out of it; else the array, untouched.
+pub(crate) fn canonical_calls(list: Vec<Value>) -> Result<Vec<Call>, Vec<Value>> {
+    if list.is_empty() || !list.iter().all(|call| parts(call).is_some()) {
+        return Err(list);
+    }
+    // Checked: each is canonical, so its strings move into the call, none copied.
+    Ok(list.into_iter().filter_map(into_call).collect())
+}
+
+/// A canonical call's id, name and arguments; `None` when it is not canonical.
+fn parts(call: &Value) -> Option<(&str, &str, &str)> {
+    let call = call.as_object()?;
+    let mut fields = call.iter();
+    let (Some(("id", id)), Some(("type", kind)), Some(("function", function)), None) = (
+        fields.next().map(|(k, v)| (k.as_str(), v)),
+        fields.next().map(|(k, v)| (k.as_str(), v)),
+        fields.next().map(|(k, v)| (k.as_str(), v)),
+        fields.next(),
+    ) else {
+        return None;
+    };
+    let function = function.as_object()?;
+    let mut inner = function.iter();
+    let (Some(("name", name)), Some(("arguments", arguments)), None) = (
+        inner.next().map(|(k, v)| (k.as_str(), v)),
+        inner.next().map(|(k, v)| (k.as_str(), v)),
+        inner.next(),
+    ) else {
+        return None;
+    };
+    (kind.as_str() == Some("function")).then_some(())?;
+    Some((id.as_str()?, name.as_str()?, arguments.as_str()?))
+}
+
+/// A canonical call ([`parts`] says it is one) as a [`Call`], its strings moved.
+fn into_call(call: Value) -> Option<Call> {
+    let Value::Object(call) = call else {
+        return None;
+    };
+    let mut fields = call.into_iter();
+    let (Some((_, Value::String(id))), _, Some((_, Value::Object(function)))) =
+        (fields.next(), fields.next(), fields.next())
+    else {
+        return None;
+    };
+    let mut inner = function.into_iter();
+    let (Some((_, Value::String(name))), Some((_, Value::String(arguments)))) = (inner.next(), inner.next()) else {
+        return None;
+    };
+    Some(Call { id, name, arguments })
 }
 
 /// Canonical calls as the JSON array they stand for.

@@ -125,8 +125,9 @@ impl Message {
 
     /// A message from its fields in order, as a reader other than serde_json's finds them (the
     /// Python package reads dicts so): the same checks as [`Message::from_value`], without
-    /// building a map of a few fields. A name given twice keeps its first value's checks.
-    pub fn from_entries(entries: Vec<(String, Value)>) -> Result<Message, MessageError> {
+    /// building a map of a few fields. A name given twice keeps its first value's checks. Names
+    /// may be borrowed (`Cow::Borrowed("role")`): the known ones are never copied.
+    pub fn from_entries<K: AsRef<str> + Into<String>>(entries: Vec<(K, Value)>) -> Result<Message, MessageError> {
         Message::from_body(entries)
     }
 
@@ -167,9 +168,9 @@ impl Message {
                 let key = Key::parse(name);
                 let slot = match (&key, value) {
                     (Key::Role, _) => Slot::Role,
-                    (Key::ToolCalls, Value::Array(list)) => match fields::canonical_calls(&list) {
-                        Some(calls) => Slot::Calls(calls),
-                        None => Slot::Json(Box::new(Value::Array(list))),
+                    (Key::ToolCalls, Value::Array(list)) => match fields::canonical_calls(list) {
+                        Ok(calls) => Slot::Calls(calls),
+                        Err(list) => Slot::Json(Box::new(Value::Array(list))),
                     },
                     (_, value) => Slot::from_value(value),
                 };
@@ -269,6 +270,38 @@ impl Message {
                 None
             }
         }
+    }
+
+    /// An assistant message's `tool_calls`, set to these calls (each its id, function name and
+    /// arguments) written canonically, `{"id", "type": "function", "function": {"name",
+    /// "arguments"}}`, in the field's place (after the others when absent): the message is then
+    /// the one [`Message::from_value`] makes of the same fields. For a reader that has a call's
+    /// three strings before any JSON of it (the Python package). No calls: an empty array.
+    pub fn set_tool_calls(
+        &mut self,
+        calls: impl IntoIterator<Item = (String, String, String)>,
+    ) -> Result<(), MessageError> {
+        let calls: Vec<Call> = calls
+            .into_iter()
+            .map(|(id, name, arguments)| Call { id, name, arguments })
+            .collect();
+        if self.role != Role::Assistant && !calls.is_empty() {
+            return Err(invalid(
+                "tool_calls",
+                format!("only assistant messages make tool calls, not {}", self.role),
+            ));
+        }
+        let slot = if calls.is_empty() {
+            Slot::Json(Box::new(Value::Array(Vec::new())))
+        } else {
+            Slot::Calls(calls)
+        };
+        self.costs.forget();
+        match self.fields.iter_mut().find(|(k, _)| *k == Key::ToolCalls) {
+            Some((_, old)) => *old = slot,
+            None => self.fields.push((Key::ToolCalls, slot)),
+        }
+        Ok(())
     }
 
     /// The fields in order, as a JSON writer or a length reads them.
@@ -508,20 +541,27 @@ fn check_tool_calls(role: Role, body: &impl Body) -> Result<(), MessageError> {
 }
 
 /// A message's fields as read: a JSON object, or its entries in order.
-trait Body: IntoIterator<Item = (String, Value)> {
+trait Body: IntoIterator<Item = (Self::Name, Value)> {
+    /// A field's name as it comes.
+    type Name: AsRef<str> + Into<String>;
+
     /// The value of field `name`.
     fn field(&self, name: &str) -> Option<&Value>;
 }
 
 impl Body for Map<String, Value> {
+    type Name = String;
+
     fn field(&self, name: &str) -> Option<&Value> {
         self.get(name)
     }
 }
 
-impl Body for Vec<(String, Value)> {
+impl<K: AsRef<str> + Into<String>> Body for Vec<(K, Value)> {
+    type Name = K;
+
     fn field(&self, name: &str) -> Option<&Value> {
-        self.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+        self.iter().find(|(k, _)| k.as_ref() == name).map(|(_, v)| v)
     }
 }
 
