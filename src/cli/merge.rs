@@ -1,6 +1,8 @@
 //! `ctxbench merge`: the results of a sharded sweep joined into the file a single run writes.
 //! Each shard is written in order, so they merge a row at a time; files that are not in order
-//! (a `compare`'s) are read whole and sorted.
+//! (a `compare`'s) are read whole and sorted. Given a sweep's output folder, it finds the shards
+//! there (`shard-I-of-N/`), checks that they are every shard of one sweep (their fingerprints),
+//! and writes the sweep's reports with each scenario's best, by the rule `compare` ranks with.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,25 +15,48 @@ use ctxbench_harness::sweep::row_order;
 
 use super::files::write_atomic;
 
-/// Join the results.csv files of a sharded sweep into the file a single run would write.
+/// Join the shards of a sweep into the results a single run would write.
+///
+/// Given the sweep's output folder (`--out` of `sweep --shard`), finds its shard-I-of-N/
+/// folders, checks that every shard of one sweep is there (their fingerprints agree, none is
+/// missing or unfinished), merges their rows a row at a time into FOLDER/results.csv, and writes
+/// the sweep's reports there with each scenario's best. Given results files, joins them into -o.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  ctxbench merge fleet\n  ctxbench merge a/results.csv b/results.csv -o results.csv"
+)]
 pub struct MergeArgs {
-    /// The shards' results files.
-    #[arg(value_name = "CSV", required = true)]
+    /// A sharded sweep's output folder, or the results files to join.
+    #[arg(value_name = "FOLDER|CSV", required = true)]
     files: Vec<PathBuf>,
 
-    /// Where to write the merged file (`--output` is an old spelling).
+    /// Where to write the merged file (`--output` is an old spelling); default for a folder:
+    /// FOLDER/results.csv.
     #[arg(short = 'o', long = "out", alias = "output", value_name = "OUT.csv")]
-    out: PathBuf,
+    out: Option<PathBuf>,
 }
 
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    if let [folder] = args.files.as_slice() {
+        if folder.is_dir() {
+            return super::merge_shards::merge_folder(folder, args.out.as_deref());
+        }
+    }
+    if let Some(folder) = args.files.iter().find(|f| f.is_dir()) {
+        bail!(
+            "{} is a folder: give one sweep's folder alone (merge FOLDER), or results files (merge A.csv B.csv -o OUT.csv)",
+            folder.display()
+        );
+    }
+    let Some(out) = args.out else {
+        bail!("where to write the merged file? give -o OUT.csv (only a sweep's folder has a place of its own)");
+    };
     let sorted = args
         .files
         .iter()
         .try_fold(true, |all, file| Ok::<_, anyhow::Error>(all && in_order(file)?))?;
     let rows = if sorted {
-        merge_streams(&args.files, &args.out)?
+        merge_streams(&args.files, &out, &mut |_| {})?
     } else {
         let mut rows = Vec::new();
         for file in &args.files {
@@ -42,14 +67,14 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         if let Some(pair) = rows.windows(2).find(|w| row_order(&w[0], &w[1]).is_eq()) {
             bail!("{}", twice(&pair[0]));
         }
-        write_atomic(&args.out, &csv(&rows)?)?;
+        write_atomic(&out, &csv(&rows)?)?;
         rows.len()
     };
     eprintln!(
         "merged {} from {} into {}",
         count(rows, "row"),
         count(args.files.len(), "file"),
-        args.out.display()
+        out.display()
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -85,8 +110,13 @@ fn in_order(file: &std::path::Path) -> anyhow::Result<bool> {
     Ok(true)
 }
 
-/// Merges files already in order into `out`, holding one row of each; returns the rows written.
-fn merge_streams(files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<usize> {
+/// Merges files already in order into `out`, holding one row of each, each row also handed to
+/// `each` in order; returns the rows written.
+pub(super) fn merge_streams(
+    files: &[PathBuf],
+    out: &std::path::Path,
+    each: &mut dyn FnMut(&ResultRow),
+) -> anyhow::Result<usize> {
     let mut streams = files.iter().map(|f| rows_of(f)).collect::<anyhow::Result<Vec<_>>>()?;
     let mut heads: Vec<Option<ResultRow>> = streams
         .iter_mut()
@@ -115,6 +145,7 @@ fn merge_streams(files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<usi
             writer
                 .write(&row)
                 .with_context(|| format!("cannot write {}", tmp.display()))?;
+            each(&row);
             written += 1;
             previous = Some(row);
         }

@@ -10,6 +10,7 @@ mod help;
 mod import;
 mod interrupt;
 mod merge;
+mod merge_shards;
 mod output;
 mod plot;
 mod prices;
@@ -21,8 +22,10 @@ mod serve;
 mod settings_args;
 mod strategies;
 mod sweep;
+mod sweep_args;
 mod sweep_best;
 mod sweep_resume;
+mod sweep_shard;
 mod validate;
 mod values;
 
@@ -42,7 +45,7 @@ struct Cli {
 enum Command {
     Compare(compare::CompareArgs),
     Run(run::RunCommandArgs),
-    Sweep(sweep::SweepArgs),
+    Sweep(sweep_args::SweepArgs),
     Merge(merge::MergeArgs),
     Gate(gate::GateArgs),
     Plot(plot::PlotArgs),

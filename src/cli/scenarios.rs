@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_harness::scenario::{Scenario, files_in, load_scenario, parse_scenario};
 
@@ -64,6 +64,24 @@ impl ScenarioArgs {
         BUNDLED
             .iter()
             .map(|(name, text)| Ok(parse_scenario(text, &format!("scenarios/{name}"), seed)?))
+            .collect()
+    }
+
+    /// Each scenario's file name and text, as [`ScenarioArgs::load`] reads them (a sweep's
+    /// fingerprint).
+    pub fn texts(&self) -> anyhow::Result<Vec<(String, Vec<u8>)>> {
+        if self.bundled {
+            return Ok(BUNDLED
+                .iter()
+                .map(|(name, text)| (name.to_string(), text.as_bytes().to_vec()))
+                .collect());
+        }
+        scenario_files(&self.files)?
+            .into_iter()
+            .map(|path| {
+                let text = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+                Ok((path.display().to_string(), text))
+            })
             .collect()
     }
 

@@ -1,187 +1,26 @@
 //! `ctxbench sweep`: grids of configurations for tuning, in parallel, rows streamed to disk in
 //! their final order as they finish (`merge.rs` joins the shards).
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use clap::Args;
-use ctxbench_compact::compact::parse_strategy_list;
-use ctxbench_compact::policy::Policy;
 use ctxbench_harness::configurations::run_configurations;
 use ctxbench_harness::human::{count, thousands};
 use ctxbench_harness::replicate::{Job, Seeds, load_all};
 use ctxbench_harness::report::{CsvRows, ResultRow};
 use ctxbench_harness::scenario::Scenario;
-use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
-use ctxbench_harness::sweep::{Grid, Objective, Shard, parse_decimals, parse_integers};
+use ctxbench_harness::settings::RunSettings;
+use ctxbench_harness::sweep::{Objective, Plan};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::interrupt::{Interrupt, stopped};
 use super::output::sayln;
 use super::reports::{Reports, stale_note, write_reports};
-use super::scenarios::ScenarioArgs;
-use super::settings_args::ServerArgs;
+use super::sweep_args::{LARGE_GRID, SweepArgs};
 use super::sweep_best::{HOLD_UP_TO, Kept, best_line, summary};
 use super::sweep_resume::resumed;
-
-/// Run a grid of configurations over scenarios, in parallel, and pick the best per scenario.
-///
-/// Every combination of the lists below is run on every scenario. Ranges include both ends:
-/// `--threshold 0.5:0.95:0.05`, `--keep 1..4`, `--window 4000,8000,32000`. Rows are written as
-/// they finish to results.csv.partial; the final results.csv is sorted, so it is the same
-/// whatever the number of threads, and whether the sweep ran whole or in shards joined by
-/// `ctxbench merge`.
-#[derive(Debug, Args)]
-#[command(
-    after_help = "Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1",
-    after_long_help = super::help::with_stages("Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out shard1")
-)]
-pub struct SweepArgs {
-    #[command(flatten)]
-    scenarios: ScenarioArgs,
-
-    #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
-          help = super::help::strategies_help())]
-    strategies: String,
-
-    /// Windows in tokens (list or range); default: each scenario's own.
-    #[arg(long, value_name = "LIST")]
-    window: Option<String>,
-
-    /// Thresholds: a value, a list, or start:end:step.
-    #[arg(long, default_value_t = Policy::DEFAULT_THRESHOLD.to_string(), value_name = "RANGE")]
-    threshold: String,
-
-    /// Targets (low watermarks, fractions of the window): a value, a list, or start:end:step;
-    /// default: each threshold. Targets above a threshold are left out of its configurations.
-    #[arg(long, value_name = "RANGE")]
-    target: Option<String>,
-
-    /// keep_recent_turns values: a value, a list, or a range such as 1..4.
-    #[arg(long, default_value_t = Policy::DEFAULT_KEEP.to_string(), value_name = "RANGE")]
-    keep: String,
-
-    /// Reply reserves in tokens.
-    #[arg(long, default_value_t = Policy::DEFAULT_REPLY_RESERVE.to_string(), value_name = "LIST")]
-    reply_reserve: String,
-
-    /// Estimators, comma-separated: chars4, chars4-py, o200k, cl100k, usage.
-    #[arg(long, default_value_t = RunSettings::DEFAULT_ESTIMATOR.to_string(), value_name = "LIST")]
-    estimator: String,
-
-    /// A stage parameter's values, repeatable: `mask.m=5,10,20`.
-    #[arg(long, value_name = "STAGE.KEY=VALUES")]
-    param: Vec<String>,
-
-    #[command(flatten)]
-    server: ServerArgs,
-
-    /// Run only the i-th of n disjoint slices of the grid (1-based): grid indices ≡ i−1 mod n.
-    #[arg(long, value_name = "I/N")]
-    shard: Option<String>,
-
-    /// What "best" means, by the rule `compare` ranks with: keys tried in order, from facts,
-    /// cost, tokens and calls [default: facts,cost; facts,tokens with --price none].
-    #[arg(long, value_name = "LIST")]
-    objective: Option<String>,
-
-    /// Dollars a lost fact costs: ranks by cost + this × facts lost.
-    #[arg(long, value_name = "DOLLARS", value_parser = super::values::decimal)]
-    fact_cost: Option<f64>,
-
-    /// Two configurations tie on a key when their 95% intervals overlap or their means differ by
-    /// less than this fraction.
-    #[arg(long, default_value_t = Objective::DEFAULT_TIE, value_name = "FRACTION", value_parser = super::values::decimal)]
-    tie: f64,
-
-    /// Seeds per configuration: auto, a count N from --seed, or a range A..B. auto: a
-    /// configuration whose first run drew nothing at random runs once, any other 20 seeds.
-    #[arg(long, default_value = "auto", value_name = "auto|N|A..B")]
-    seeds: String,
-
-    /// Threads; default: every core.
-    #[arg(long, value_name = "N", value_parser = super::values::positive::<usize>)]
-    jobs: Option<usize>,
-
-    /// Where to write results.csv, results.json, summary.md, index.html and plots/.
-    #[arg(short, long, default_value = "reports", value_name = "DIR")]
-    out: PathBuf,
-
-    /// Draw no charts (plots/ and the report's charts are left out).
-    #[arg(long)]
-    no_plots: bool,
-
-    /// Finish an interrupted sweep: keep the rows of DIR/results.csv.partial and run only the
-    /// configurations it lacks (same flags as the interrupted run).
-    #[arg(long)]
-    resume: bool,
-
-    /// Run a grid of more than a million configurations (refused without it: a step too fine is
-    /// the usual cause).
-    #[arg(long)]
-    yes: bool,
-}
-
-/// The most configurations a sweep runs without `--yes`.
-const LARGE_GRID: usize = 1_000_000;
-
-impl SweepArgs {
-    fn grid(&self) -> anyhow::Result<Grid> {
-        let strategies = parse_strategy_list(&self.strategies).context("invalid --strategies")?;
-        let windows = match &self.window {
-            Some(w) => parse_integers(w).context("--window")?.into_iter().map(Some).collect(),
-            None => vec![None],
-        };
-        let estimators = self
-            .estimator
-            .split(',')
-            .map(|e| parse_estimator(e.trim()).map_err(|e| anyhow::anyhow!("--estimator: {e}")))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let mut params = Vec::new();
-        for spec in &self.param {
-            let parsed = spec.split_once('=').and_then(|(sk, v)| Some((sk.split_once('.')?, v)));
-            let Some(((stage, key), values)) = parsed else {
-                bail!("--param {spec:?}: expected STAGE.KEY=V1,V2 such as mask.m=5,10,20");
-            };
-            if !strategies.iter().any(|s| s.stages.iter().any(|st| st.name() == stage)) {
-                bail!("--param {spec:?}: no strategy in the sweep has a `{stage}` stage");
-            }
-            params.push((
-                stage.to_owned(),
-                key.to_owned(),
-                values.split(',').map(str::to_owned).collect(),
-            ));
-        }
-        // The single-valued settings; the lists replace the rest.
-        let base = self.server.settings(strategies[0].clone());
-        Ok(Grid {
-            strategies,
-            windows,
-            thresholds: parse_decimals(&self.threshold).context("--threshold")?,
-            targets: match &self.target {
-                Some(t) => {
-                    let targets = parse_decimals(t).context("--target")?;
-                    if let Some(bad) = targets.iter().find(|t| !(**t > 0.0 && **t <= 1.0)) {
-                        bail!("--target {bad}: the target must be in (0, threshold], a fraction of the window");
-                    }
-                    targets.into_iter().map(Some).collect()
-                }
-                None => vec![None],
-            },
-            keeps: parse_integers(&self.keep)
-                .context("--keep")?
-                .into_iter()
-                .map(|k| k as usize)
-                .collect(),
-            reserves: parse_integers(&self.reply_reserve).context("--reply-reserve")?,
-            estimators,
-            params,
-            base,
-        })
-    }
-}
+use super::sweep_shard::{Identity, Prepared, finish, prepare, shard_of};
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let began = Instant::now();
@@ -193,7 +32,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some(note) = args.server.bill.cache_note() {
         eprintln!("{note}");
     }
-    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    let sharded = shard_of(args.shard.as_deref(), args.shards)?;
+    let shard = sharded.as_ref().map(|(s, _)| *s);
     let mut grid = args.grid()?;
     for note in grid.dedup() {
         eprintln!("note: {note}");
@@ -216,6 +56,28 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         count(configurations.saturating_mul(at_most), "run"),
         count(at_most, "seed"),
     );
+
+    // A shard's folder: done already (nothing to run), or where it runs.
+    let out = match &sharded {
+        None => args.out.clone(),
+        Some((s, _)) => {
+            let identity = Identity::new(
+                &layout.describe(),
+                &format!("{} from {base}", args.seeds),
+                &args.scenarios.texts()?,
+                configurations,
+                (objective.keys_text(), objective.fact_cost, objective.tie),
+                priced,
+            );
+            match prepare(&args.out, *s, &identity, args.resume)? {
+                Prepared::Done(said) => {
+                    eprintln!("{said}");
+                    return Ok(ExitCode::SUCCESS);
+                }
+                Prepared::Run(dir) => dir,
+            }
+        }
+    };
 
     let threads = args
         .jobs
@@ -250,11 +112,26 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     }
     // Configurations are numbered scenario outermost, then by the layout; each runs its seeds.
     let grid_size = scenarios.len() * layout.len();
-    // The grid indices this shard runs, in order, as a count and a k-th.
-    let planned = shard.map_or(grid_size, |s| {
-        grid_size / s.count + usize::from(grid_size % s.count >= s.index)
+    // The grid indices this shard runs, in order, as a count and a k-th: a slice balanced by the
+    // scenarios' estimated work.
+    let plan = shard.map(|s| {
+        let work: Vec<u64> = scenarios.iter().map(Scenario::work).collect();
+        Plan::new(s, &work, layout.len())
     });
-    let index_of = |j: usize| shard.map_or(j, |s| j * s.count + s.index - 1);
+    let planned = plan.as_ref().map_or(grid_size, Plan::len);
+    let index_of = |j: usize| plan.as_ref().map_or(j, |p| p.index(j));
+    if let (Some((s, from)), Some(plan)) = (&sharded, &plan) {
+        let (share, spread) = plan.share();
+        eprintln!(
+            "shard {}/{} ({from}): {} of {}, {:.1}% of the estimated work (by the scenarios' sizes; the largest shard {:.2}× the smallest)",
+            s.index,
+            s.count,
+            thousands(planned as u64),
+            count(grid_size, "configuration"),
+            share * 100.0,
+            spread,
+        );
+    }
     // The j-th configuration of this shard with a seed: its scenario (loaded with the seed) and
     // settings.
     let job = |j: usize, seed: u64| -> anyhow::Result<Job<'_>> {
@@ -267,8 +144,8 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         };
         Ok(Job { scenario, settings })
     };
-    let partial = args.out.join("results.csv.partial");
-    std::fs::create_dir_all(&args.out).with_context(|| format!("cannot create {}", args.out.display()))?;
+    let partial = out.join("results.csv.partial");
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut kept = Kept::new(&objective);
     let (resumed, resumed_rows, mut stream) = if args.resume {
         resumed(&partial, planned, &mut |j, rows| {
@@ -350,12 +227,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         let how = "to finish it, run the same command again with --resume";
         return Ok(stopped(done, planned, "configuration", &partial, Some(how)));
     }
-    let results = args.out.join("results.csv");
+    let results = out.join("results.csv");
     std::fs::rename(&partial, &results)
         .with_context(|| format!("cannot move {} to {}", partial.display(), results.display()))?;
 
     let (best, held) = kept.finish();
-    for rows in &best {
+    // A shard's best is of its slice alone: the grid's edges are said of the sweep's, by merge.
+    for rows in best.iter().filter(|_| shard.is_none()) {
         for note in grid.edges(&rows[0]) {
             eprintln!("warning: {note}");
         }
@@ -370,7 +248,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     );
     let firsts: Vec<ResultRow> = best.iter().map(|rows| rows[0].clone()).collect();
     let stale = write_reports(Reports {
-        out: &args.out,
+        out: &out,
         rows: held.as_deref().unwrap_or(&[]),
         written: Some(rows_written),
         traces: &[],
@@ -388,7 +266,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             .collect(),
         note: "The best configuration of this scenario (its first seed's run); every run is in results.csv.",
     })?;
-    if let Some(note) = stale_note(&args.out, stale) {
+    if let Some(note) = stale_note(&out, stale) {
         eprintln!("{note}");
     }
     if held.is_none() && !args.no_plots {
@@ -399,13 +277,27 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         );
     }
 
-    sayln!("best per scenario ({}):", objective.describe());
+    match shard {
+        None => sayln!("best per scenario ({}):", objective.describe()),
+        Some(s) => sayln!(
+            "best per scenario in shard {}/{} alone (`ctxbench merge {}` gives the sweep's; {}):",
+            s.index,
+            s.count,
+            args.out.display(),
+            objective.describe()
+        ),
+    }
     for scenario in scenarios {
         match best.iter().find(|b| b[0].scenario == scenario.name) {
             Some(b) => sayln!("  {}", best_line(b)),
             None => sayln!("  {}: no configuration qualifies", scenario.name),
         }
     }
+    // A whole shard's folder takes its place.
+    let results = match shard {
+        Some(s) => finish(&args.out, s)?.join("results.csv"),
+        None => results,
+    };
     let shard_note = shard.map_or(String::new(), |s| {
         format!(
             " (shard {}/{} of {} in the grid)",

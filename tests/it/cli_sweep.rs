@@ -90,13 +90,15 @@ fn shards_merge_into_the_whole() {
         "mask.m=2,5",
     ];
     sweep(&grid, &dir.join("whole"));
+    let fleet = dir.join("fleet");
     let mut merge = ctxbench();
     merge.arg("merge");
     for i in 1..=4 {
         let shard = format!("{i}/4");
-        sweep(&[&grid[..], &["--shard", &shard]].concat(), &dir.join(format!("s{i}")));
-        merge.arg(dir.join(format!("s{i}/results.csv")));
+        sweep(&[&grid[..], &["--shard", &shard]].concat(), &fleet);
+        merge.arg(fleet.join(format!("shard-{i}-of-4/results.csv")));
     }
+    // The files of the shards, joined by name.
     let merged = dir.join("merged.csv");
     let output = merge.arg("-o").arg(&merged).output().expect("runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -106,6 +108,24 @@ fn shards_merge_into_the_whole() {
         whole,
         "merged shards are byte-identical to the whole sweep"
     );
+    // The sweep's folder, its shards found there: the same file, and the sweep's reports.
+    let output = ctxbench().arg("merge").arg(&fleet).output().expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(read(fleet.join("results.csv")), whole);
+    assert_eq!(read(fleet.join("results.json")), read(dir.join("whole/results.json")));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let (whole_out, _) = sweep(&grid, &dir.join("whole"));
+    let best = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.starts_with("  "))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(
+        best(&stdout),
+        best(&whole_out),
+        "the sweep's best per scenario, by the same rule"
+    );
     // 11 scenarios × (drop + mask with m in {2, 5}) × 2 thresholds × 3 keeps × 2 seeds.
     assert_eq!(
         String::from_utf8(whole).expect("UTF-8").lines().count(),
@@ -114,8 +134,8 @@ fn shards_merge_into_the_whole() {
     // The same shard twice is caught.
     let twice = ctxbench()
         .args(["merge"])
-        .arg(dir.join("s1/results.csv"))
-        .arg(dir.join("s1/results.csv"))
+        .arg(fleet.join("shard-1-of-4/results.csv"))
+        .arg(fleet.join("shard-1-of-4/results.csv"))
         .arg("-o")
         .arg(dir.join("bad.csv"))
         .output()

@@ -6,6 +6,7 @@ mod file;
 pub(crate) mod fixtures;
 mod load;
 pub(crate) mod padding;
+mod work;
 
 use ctxbench_compact::message::Message;
 use ctxbench_compact::tool_schemas::ToolSchemas;

@@ -36,6 +36,22 @@ impl Layout {
         self.len() == 0
     }
 
+    /// What the grid is, as text: every list in its order and the settings they vary from. Two
+    /// layouts with the same description run the same configurations in the same order (part
+    /// of a sweep's fingerprint).
+    pub fn describe(&self) -> String {
+        let strategies: Vec<String> = self.strategies.iter().map(Strategy::to_string).collect();
+        let base = serde_json::to_string(&self.base).unwrap_or_default();
+        format!(
+            "strategies {strategies:?}\nwindows {:?}\npairs {:?}\nkeeps {:?}\nreserves {:?}\nestimators {:?}\nbase {base}\n",
+            self.windows,
+            self.pairs,
+            self.keeps,
+            self.reserves,
+            self.estimators.iter().map(|e| e.as_str()).collect::<Vec<_>>(),
+        )
+    }
+
     /// A few configurations that stand for all: every value of each list with the largest
     /// reply reserve and the smallest window. A policy's rules bind one value each, or the
     /// reserve against the window, so when these run on a scenario, every configuration does:

@@ -1,9 +1,9 @@
 //! Sweeps: grids of configurations for tuning (`docs/sweeps.md`), and the order results are kept in.
 //!
 //! Ranges include both ends; grid points are `start + k × step`, rounded to the step's
-//! decimals (`0.5:0.95:0.05` is 0.5, 0.55, …, 0.95). A shard `i/n` takes the grid indices
-//! `≡ i − 1 (mod n)`. Results are sorted by their key columns, so a sweep run whole and the
-//! merge of its shards give the same file.
+//! decimals (`0.5:0.95:0.05` is 0.5, 0.55, …, 0.95). A shard `i/n` takes a slice of the grid
+//! balanced by the scenarios' sizes (`shard.rs`). Results are sorted by their key columns, so a
+//! sweep run whole and the merge of its shards give the same file.
 
 use std::cmp::Ordering;
 
@@ -11,8 +11,10 @@ use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::tokens::Estimator;
 
 mod layout;
+mod shard;
 
 pub use layout::Layout;
+pub use shard::{Plan, SCHEDULER_VARIABLES, Shard, fingerprint};
 
 use crate::report::ResultRow;
 use crate::settings::RunSettings;
@@ -323,36 +325,6 @@ impl Grid {
     }
 }
 
-/// A shard `i/n` (1-based).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Shard {
-    /// Which slice, from 1.
-    pub index: usize,
-    /// How many slices.
-    pub count: usize,
-}
-
-impl Shard {
-    /// Parses `i/n` with 1 ≤ i ≤ n.
-    pub fn parse(text: &str) -> Result<Shard, GridError> {
-        let bad = || GridError(format!("--shard {text:?}: expected i/n with 1 ≤ i ≤ n, such as 2/4"));
-        let (i, n) = text.split_once('/').ok_or_else(bad)?;
-        let (index, count) = (
-            i.trim().parse().map_err(|_| bad())?,
-            n.trim().parse().map_err(|_| bad())?,
-        );
-        if index == 0 || count == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
-
-    /// Whether grid index `k` (0-based) belongs to this shard.
-    pub fn takes(&self, k: usize) -> bool {
-        k % self.count == self.index - 1
-    }
-}
-
 /// The order results are kept in: scenario, then every key column, numbers as numbers.
 pub fn row_order(a: &ResultRow, b: &ResultRow) -> Ordering {
     a.scenario.cmp(&b.scenario).then_with(|| a.settings.order(&b.settings))
@@ -435,13 +407,8 @@ mod tests {
     }
 
     #[test]
-    fn shards_partition_the_grid() {
-        let shards: Vec<Shard> = (1..=4)
-            .map(|i| Shard::parse(&format!("{i}/4")).expect("valid"))
-            .collect();
-        for k in 0..100 {
-            assert_eq!(shards.iter().filter(|s| s.takes(k)).count(), 1);
-        }
-        assert!(Shard::parse("0/4").is_err() && Shard::parse("5/4").is_err());
+    fn a_shard_is_one_of_n() {
+        assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 2, count: 4 }));
+        assert!(Shard::parse("0/4").is_err() && Shard::parse("5/4").is_err() && Shard::parse("x").is_err());
     }
 }

@@ -128,6 +128,11 @@ impl Objective {
         self.keys.last().copied().unwrap_or(Key::Cost)
     }
 
+    /// The keys as `--objective` spells them (`facts,cost`).
+    pub fn keys_text(&self) -> String {
+        self.keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(",")
+    }
+
     /// The key names, as `verdict.json` lists them.
     pub fn figures(&self) -> Vec<&'static str> {
         self.keys.iter().map(|k| k.figure()).collect()

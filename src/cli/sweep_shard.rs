@@ -1,0 +1,162 @@
+//! A sweep run as one shard of many: which shard (`--shard I/N`, or `--shard auto` from a
+//! scheduler's environment), its folder under the sweep's output (`OUT/shard-I-of-N/`, written as
+//! `shard-I-of-N.partial/` and renamed into place when whole), and the fingerprint that names the
+//! sweep it belongs to, so a shard run again when done does nothing and `merge` refuses a shard
+//! of another sweep.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use ctxbench_harness::sweep::{Shard, fingerprint};
+use serde_json::{Value, json};
+
+/// The file each shard's folder holds its fingerprint in.
+pub const FINGERPRINT: &str = "fingerprint.json";
+
+/// The shard `--shard` (and `--shards`) names: `None` for a whole sweep; with where it came from.
+pub fn shard_of(flag: Option<&str>, shards: Option<usize>) -> anyhow::Result<Option<(Shard, String)>> {
+    match flag {
+        None if shards.is_some() => bail!("--shards N goes with --shard auto (a Kubernetes indexed Job's completions)"),
+        None => Ok(None),
+        Some("auto") => {
+            let (shard, words) = Shard::from_env(|name| std::env::var(name).ok(), shards)?;
+            Ok(Some((shard, format!("from {words}"))))
+        }
+        Some(text) => {
+            let shard = Shard::parse(text)?;
+            if let Some(n) = shards.filter(|&n| n != shard.count) {
+                bail!("--shards {n} disagrees with --shard {text}");
+            }
+            Ok(Some((shard, format!("--shard {text}"))))
+        }
+    }
+}
+
+/// What a sweep is, for its fingerprint: the program's version, the grid, the seeds, and every
+/// scenario's file name and text.
+pub struct Identity {
+    /// The fingerprint.
+    pub fingerprint: String,
+    /// Configurations in the whole grid.
+    pub configurations: usize,
+    /// How "best" is chosen, as the flags spell it (`merge` ranks the merged rows by it): the
+    /// keys, the price of a lost fact, the tie.
+    pub objective: (String, Option<f64>, f64),
+    /// Whether the sweep was priced.
+    pub priced: bool,
+}
+
+impl Identity {
+    pub fn new(
+        grid: &str,
+        seeds: &str,
+        scenarios: &[(String, Vec<u8>)],
+        configurations: usize,
+        objective: (String, Option<f64>, f64),
+        priced: bool,
+    ) -> Identity {
+        let mut parts: Vec<&[u8]> = vec![env!("CARGO_PKG_VERSION").as_bytes(), grid.as_bytes(), seeds.as_bytes()];
+        for (name, text) in scenarios {
+            let file = Path::new(name)
+                .file_name()
+                .map_or(name.as_str(), |f| f.to_str().unwrap_or(name));
+            parts.push(file.as_bytes());
+            parts.push(text);
+        }
+        Identity {
+            fingerprint: fingerprint(&parts),
+            configurations,
+            objective,
+            priced,
+        }
+    }
+
+    fn json(&self, shard: Shard) -> Value {
+        json!({
+            "fingerprint": self.fingerprint,
+            "shard": format!("{}/{}", shard.index, shard.count),
+            "configurations": self.configurations,
+            "objective": self.objective.0,
+            "fact_cost": self.objective.1,
+            "tie": self.objective.2,
+            "priced": self.priced,
+            "version": env!("CARGO_PKG_VERSION"),
+        })
+    }
+}
+
+/// What a shard's run does.
+pub enum Prepared {
+    /// This shard of this sweep is done already: say so.
+    Done(String),
+    /// Run into this folder (the shard's `.partial` one).
+    Run(PathBuf),
+}
+
+/// Where a shard of `out` runs: its folder done already (the same fingerprint: nothing to do;
+/// another: refused), or its `.partial` folder, kept with `--resume` and emptied without.
+pub fn prepare(out: &Path, shard: Shard, identity: &Identity, resume: bool) -> anyhow::Result<Prepared> {
+    let done = out.join(shard.folder());
+    if done.is_dir() {
+        let found = read_fingerprint(&done)?;
+        if found["fingerprint"] == identity.fingerprint.as_str() {
+            return Ok(Prepared::Done(format!(
+                "shard {}/{} of this sweep is done already ({}, fingerprint {}): nothing to run",
+                shard.index,
+                shard.count,
+                done.display(),
+                identity.fingerprint
+            )));
+        }
+        bail!(
+            "{} holds shard {}/{} of another sweep (fingerprint {}, this sweep's {}): give another --out, or remove it to run this one there",
+            done.display(),
+            shard.index,
+            shard.count,
+            found["fingerprint"].as_str().unwrap_or("none"),
+            identity.fingerprint
+        );
+    }
+    let work = partial(out, shard);
+    if !resume && work.exists() {
+        std::fs::remove_dir_all(&work).with_context(|| format!("cannot remove {}", work.display()))?;
+    }
+    if resume && work.is_dir() {
+        let found = read_fingerprint(&work)?;
+        if found["fingerprint"] != identity.fingerprint.as_str() {
+            bail!(
+                "cannot resume: {} is a shard of another sweep (fingerprint {}, this sweep's {}); run without --resume to start over",
+                work.display(),
+                found["fingerprint"].as_str().unwrap_or("none"),
+                identity.fingerprint
+            );
+        }
+    }
+    std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+    super::files::write_atomic(
+        &work.join(FINGERPRINT),
+        format!("{:#}\n", identity.json(shard)).as_bytes(),
+    )?;
+    Ok(Prepared::Run(work))
+}
+
+/// The folder a shard runs in until it is whole.
+pub fn partial(out: &Path, shard: Shard) -> PathBuf {
+    out.join(format!("{}.partial", shard.folder()))
+}
+
+/// Moves a whole shard's folder into place (`OUT/shard-I-of-N`).
+pub fn finish(out: &Path, shard: Shard) -> anyhow::Result<PathBuf> {
+    let done = out.join(shard.folder());
+    let work = partial(out, shard);
+    std::fs::rename(&work, &done).with_context(|| format!("cannot move {} to {}", work.display(), done.display()))?;
+    Ok(done)
+}
+
+/// A shard folder's fingerprint file.
+pub fn read_fingerprint(dir: &Path) -> anyhow::Result<Value> {
+    let path = dir.join(FINGERPRINT);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("{}: not a shard of a sweep (no {FINGERPRINT})", dir.display()))?;
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a sweep's fingerprint: {e}", path.display()))
+}
