@@ -1,13 +1,15 @@
 //! `ctxbench import`: logged conversations in, scenario files out.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ctxbench_compact::Error;
 use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::tokens::Bpe;
 use ctxbench_compact::wire::Format;
 use ctxbench_harness::billing::cache_mode::CacheMode;
 use ctxbench_harness::human::{count, thousands};
@@ -41,7 +43,8 @@ use super::settings_args::{BillArgs, named};
                   ctxbench compare imported --window 8000"
 )]
 pub struct ImportArgs {
-    /// Logged conversations (`.json`, or `.jsonl` with one per line).
+    /// Logged conversations (`.json`, or `.jsonl` with one per line), or folders of them (every
+    /// `.json` and `.jsonl` file under each, imported one at a time).
     #[arg(value_name = "CONVERSATION", required = true)]
     files: Vec<PathBuf>,
 
@@ -76,8 +79,22 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         replay: args.bill.apply(RunSettings::new(Strategy::none())),
         format,
     };
-    let mut imported: Vec<(String, Imported)> = Vec::new();
-    for file in &args.files {
+    // A conversation is read, imported, written and said before the next is read: what is kept
+    // from one to the next is its name, its tools' names and its cache figures, so a folder of
+    // thousands of logs imports in the memory of its largest.
+    let files = conversation_files(&args.files)?;
+    let bar = ProgressBar::new(files.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} files · {per_sec} · {eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    if files.len() < 2 {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    // Written to a folder beside the output, moved into it once every conversation is in:
+    // nothing is written when one input is bad.
+    let staging = Staging::new(&args.out)?;
+    let mut tally = Tally::default();
+    for file in &files {
         for c in conversations(file)? {
             let source = c.source();
             if let (Some(logged), Some(named)) = (&c.logged, format) {
@@ -98,76 +115,19 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             };
             let mut done = done.map_err(|e| c.place(e))?;
             done.notes.splice(0..0, c.notes);
-            imported.push((source, done));
+            bar.suspend(|| write_one(&args, &staging.dir, &source, &done, &mut tally))?;
+            // Counts of this conversation's texts are of no use to the next: a process-wide
+            // cache of them would grow with the fleet.
+            Bpe::o200k().clear_cache();
+            Bpe::cl100k().clear_cache();
         }
+        bar.inc(1);
     }
-    let mut names: BTreeMap<&str, &str> = BTreeMap::new();
-    for (source, done) in &imported {
-        if let Some(other) = names.insert(&done.name, source) {
-            bail!(
-                "{other} and {source} would both be written as {}.json; rename one of them",
-                done.name
-            );
-        }
-    }
-    let mut unfaithful = 0;
-    for (source, done) in &imported {
-        let path = args.out.join(format!("{}.json", done.name));
-        let mut text = serde_json::to_string_pretty(&done.scenario)?;
-        text.push('\n');
-        write_atomic(&path, text.as_bytes())?;
-        let c = done.counts;
-        let replay = match &done.fidelity {
-            Ok(calls) if done.format == Format::Chat => format!("replays byte for byte ({})", count(*calls, "call")),
-            Ok(calls) => format!(
-                "replays byte for byte ({}, as {})",
-                count(*calls, "call"),
-                done.format.title()
-            ),
-            Err(_) => "does NOT replay byte for byte".to_owned(),
-        };
-        sayln!(
-            "{source} -> {}: {}, {}, {}, {}; {replay}",
-            path.display(),
-            count(c.requests, "request"),
-            count(c.steps, "model turn"),
-            count(c.tool_calls, "tool call"),
-            count(done.facts.len(), "fact")
-        );
-        for note in &done.notes {
-            eprintln!("note: {}: {note}", done.name);
-        }
-        if let Err(difference) = &done.fidelity {
-            unfaithful += 1;
-            eprintln!("warning: {}: the replay differs from the log: {difference}", done.name);
-        }
-        if let Some(cache) = &done.cache {
-            sayln!(
-                "  {}",
-                cache_line(
-                    "cache hit rate",
-                    cache.logged,
-                    cache.simulated,
-                    &cache.cache,
-                    done.format.counts_approximate()
-                )
-            );
-            if args.explain {
-                say!("{}", cache_calls(cache));
-            }
-        }
-        if args.explain {
-            say!("{}", done.explain());
-        }
-    }
-    let tools: std::collections::BTreeSet<&str> = imported
-        .iter()
-        .filter_map(|(_, d)| d.scenario.get("tools").and_then(serde_json::Value::as_object))
-        .flat_map(|tools| tools.keys().map(String::as_str))
-        .collect();
+    bar.finish_and_clear();
+    staging.finish(&args.out)?;
     for pattern in &args.refetchable {
-        if !tools.iter().any(|t| ctxbench_harness::import::glob(pattern, t)) {
-            let names: Vec<&str> = tools.iter().copied().collect();
+        if !tally.tools.iter().any(|t| ctxbench_harness::import::glob(pattern, t)) {
+            let names: Vec<&str> = tally.tools.iter().map(String::as_str).collect();
             eprintln!(
                 "warning: --refetchable {pattern} matches no tool of what was imported (its tools: {})",
                 if names.is_empty() {
@@ -178,31 +138,190 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
-    let caches: Vec<&CacheFidelity> = imported.iter().filter_map(|(_, d)| d.cache.as_ref()).collect();
-    let approximate = imported
-        .iter()
-        .any(|(_, d)| d.cache.is_some() && d.format.counts_approximate());
-    if caches.len() > 1 {
-        let total = |f: fn(&CacheFidelity) -> (u64, u64)| {
-            caches.iter().map(|c| f(c)).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
-        };
+    if let Some(cache) = tally.cache.as_ref().filter(|_| tally.caches > 1) {
         let line = cache_line(
-            &format!("cache hit rate over {} conversations", caches.len()),
-            total(|c| c.logged),
-            total(|c| c.simulated),
-            &caches[0].cache,
-            approximate,
+            &format!("cache hit rate over {} conversations", tally.caches),
+            tally.logged,
+            tally.simulated,
+            cache,
+            tally.approximate,
         );
         sayln!("{line}");
     }
-    if unfaithful > 0 {
+    if tally.unfaithful > 0 {
         eprintln!(
             "warning: {} do not replay their log exactly; their figures are approximate",
-            count(unfaithful, "scenario")
+            count(tally.unfaithful, "scenario")
+        );
+    }
+    if files.len() > 1 {
+        eprintln!(
+            "imported {} from {}",
+            count(tally.names.len(), "conversation"),
+            count(files.len(), "file")
         );
     }
     sayln!("next: ctxbench compare {} --window 8000", args.out.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The folder an import writes to until every conversation is in (`OUT.partial` beside `OUT`),
+/// removed when the import fails.
+struct Staging {
+    dir: PathBuf,
+    done: bool,
+}
+
+impl Staging {
+    fn new(out: &Path) -> anyhow::Result<Staging> {
+        let mut name = out.file_name().map_or_else(|| "imported".into(), |n| n.to_os_string());
+        name.push(".partial");
+        let dir = out.with_file_name(name);
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+        }
+        Ok(Staging { dir, done: false })
+    }
+
+    /// Moves every scenario written into `out`.
+    fn finish(mut self, out: &Path) -> anyhow::Result<()> {
+        self.done = true;
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+        for entry in entries {
+            let from = entry.with_context(|| format!("cannot list {}", self.dir.display()))?.path();
+            let to = out.join(from.file_name().unwrap_or_default());
+            std::fs::rename(&from, &to).with_context(|| format!("cannot move {} to {}", from.display(), to.display()))?;
+        }
+        std::fs::remove_dir(&self.dir).with_context(|| format!("cannot remove {}", self.dir.display()))
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// What an import keeps from one conversation to the next.
+#[derive(Default)]
+struct Tally {
+    /// Each scenario written, and where from (two of one name would overwrite each other).
+    names: BTreeMap<String, String>,
+    /// The tools of what was imported (for `--refetchable`'s check).
+    tools: BTreeSet<String>,
+    /// Scenarios that do not replay their log exactly.
+    unfaithful: usize,
+    /// Conversations with logged cache figures, their sums, and the cache they were set beside.
+    caches: usize,
+    logged: (u64, u64),
+    simulated: (u64, u64),
+    cache: Option<CacheMode>,
+    approximate: bool,
+}
+
+/// Writes one imported conversation's scenario and says what it is.
+fn write_one(args: &ImportArgs, dir: &Path, source: &str, done: &Imported, tally: &mut Tally) -> anyhow::Result<()> {
+    if let Some(other) = tally.names.insert(done.name.clone(), source.to_owned()) {
+        bail!(
+            "{other} and {source} would both be written as {}.json; rename one of them",
+            done.name
+        );
+    }
+    let mut text = serde_json::to_string_pretty(&done.scenario)?;
+    text.push('\n');
+    write_atomic(&dir.join(format!("{}.json", done.name)), text.as_bytes())?;
+    let path = args.out.join(format!("{}.json", done.name));
+    let c = done.counts;
+    let replay = match &done.fidelity {
+        Ok(calls) if done.format == Format::Chat => format!("replays byte for byte ({})", count(*calls, "call")),
+        Ok(calls) => format!(
+            "replays byte for byte ({}, as {})",
+            count(*calls, "call"),
+            done.format.title()
+        ),
+        Err(_) => "does NOT replay byte for byte".to_owned(),
+    };
+    sayln!(
+        "{source} -> {}: {}, {}, {}, {}; {replay}",
+        path.display(),
+        count(c.requests, "request"),
+        count(c.steps, "model turn"),
+        count(c.tool_calls, "tool call"),
+        count(done.facts.len(), "fact")
+    );
+    for note in &done.notes {
+        eprintln!("note: {}: {note}", done.name);
+    }
+    if let Err(difference) = &done.fidelity {
+        tally.unfaithful += 1;
+        eprintln!("warning: {}: the replay differs from the log: {difference}", done.name);
+    }
+    if let Some(cache) = &done.cache {
+        sayln!(
+            "  {}",
+            cache_line(
+                "cache hit rate",
+                cache.logged,
+                cache.simulated,
+                &cache.cache,
+                done.format.counts_approximate()
+            )
+        );
+        if args.explain {
+            say!("{}", cache_calls(cache));
+        }
+        tally.caches += 1;
+        tally.logged = (tally.logged.0 + cache.logged.0, tally.logged.1 + cache.logged.1);
+        tally.simulated = (tally.simulated.0 + cache.simulated.0, tally.simulated.1 + cache.simulated.1);
+        tally.cache.get_or_insert_with(|| cache.cache.clone());
+        tally.approximate |= done.format.counts_approximate();
+    }
+    if args.explain {
+        say!("{}", done.explain());
+    }
+    if let Some(tools) = done.scenario.get("tools").and_then(serde_json::Value::as_object) {
+        tally.tools.extend(tools.keys().cloned());
+    }
+    Ok(())
+}
+
+/// The files named, a folder standing for every `.json` and `.jsonl` file under it (sorted).
+fn conversation_files(named: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    for path in named {
+        if path.is_dir() {
+            let before = files.len();
+            walk(path, &mut files)?;
+            if files.len() == before {
+                bail!("{}: no conversation files (*.json, *.jsonl) in this folder", path.display());
+            }
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("cannot list {}", dir.display()))?;
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            walk(&path, files)?;
+        } else if path.extension().is_some_and(|e| e == "json" || e == "jsonl") {
+            files.push(path);
+        }
+    }
+    Ok(())
 }
 
 /// `logged 93.1% (41,216 of 44,288 prompt tokens) · simulated 95.0% (… , cache …)`; the
