@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ctxbench_compact::Error;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::tokens::Bpe;
@@ -18,6 +17,7 @@ use ctxbench_harness::import::{
     import_logged, is_call_log, rate, read_session, session_log,
 };
 use ctxbench_harness::settings::RunSettings;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::files::write_atomic;
 use super::output::{say, sayln};
@@ -191,9 +191,12 @@ impl Staging {
         };
         std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
         for entry in entries {
-            let from = entry.with_context(|| format!("cannot list {}", self.dir.display()))?.path();
+            let from = entry
+                .with_context(|| format!("cannot list {}", self.dir.display()))?
+                .path();
             let to = out.join(from.file_name().unwrap_or_default());
-            std::fs::rename(&from, &to).with_context(|| format!("cannot move {} to {}", from.display(), to.display()))?;
+            std::fs::rename(&from, &to)
+                .with_context(|| format!("cannot move {} to {}", from.display(), to.display()))?;
         }
         std::fs::remove_dir(&self.dir).with_context(|| format!("cannot remove {}", self.dir.display()))
     }
@@ -277,7 +280,10 @@ fn write_one(args: &ImportArgs, dir: &Path, source: &str, done: &Imported, tally
         }
         tally.caches += 1;
         tally.logged = (tally.logged.0 + cache.logged.0, tally.logged.1 + cache.logged.1);
-        tally.simulated = (tally.simulated.0 + cache.simulated.0, tally.simulated.1 + cache.simulated.1);
+        tally.simulated = (
+            tally.simulated.0 + cache.simulated.0,
+            tally.simulated.1 + cache.simulated.1,
+        );
         tally.cache.get_or_insert_with(|| cache.cache.clone());
         tally.approximate |= done.format.counts_approximate();
     }
@@ -298,7 +304,10 @@ fn conversation_files(named: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
             let before = files.len();
             walk(path, &mut files)?;
             if files.len() == before {
-                bail!("{}: no conversation files (*.json, *.jsonl) in this folder", path.display());
+                bail!(
+                    "{}: no conversation files (*.json, *.jsonl) in this folder",
+                    path.display()
+                );
             }
         } else {
             files.push(path.clone());
