@@ -12,8 +12,8 @@ use ctxbench_harness::sweep::{Objective, Shard};
 
 use super::merge::merge_streams;
 use super::output::sayln;
-use super::reports::{Reports, stale_note, write_reports};
-use super::sweep_best::{Kept, best_line, summary};
+use super::reports::stale_note;
+use super::sweep_best::{Kept, best_line, write_sweep_reports};
 use super::sweep_shard::read_fingerprint;
 
 /// Merges the shards under `folder` into `out` (default: `folder/results.csv`) and writes the
@@ -121,23 +121,7 @@ pub fn merge_folder(folder: &Path, out: Option<&Path>) -> anyhow::Result<ExitCod
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     if out.file_name().is_some_and(|n| n == "results.csv") {
-        let firsts: Vec<_> = best.iter().map(|rows| rows[0].clone()).collect();
-        let stale = write_reports(Reports {
-            out: reports,
-            rows: held.as_deref().unwrap_or(&[]),
-            written: Some(written),
-            traces: &[],
-            summary: summary(&best, &settings),
-            title: "ctxbench sweep",
-            settings: &settings,
-            table: &firsts,
-            charted: held.as_deref().unwrap_or(&[]),
-            trace_names: &[],
-            plots: false,
-            verdicts: None,
-            descriptions: Vec::new(),
-            note: "The best configuration of this scenario (its first seed's run); every run is in results.csv.",
-        })?;
+        let stale = write_sweep_reports(reports, (&best, held.as_deref()), written, &settings, false, Vec::new())?;
         if let Some(note) = stale_note(reports, stale) {
             eprintln!("{note}");
         }

@@ -16,9 +16,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use super::interrupt::{Interrupt, stopped};
 use super::output::sayln;
-use super::reports::{Reports, stale_note, write_reports};
+use super::reports::stale_note;
 use super::sweep_args::{LARGE_GRID, SweepArgs};
-use super::sweep_best::{HOLD_UP_TO, Kept, best_line, summary};
+use super::sweep_best::{HOLD_UP_TO, Kept, best_line, write_sweep_reports};
 use super::sweep_resume::resumed;
 use super::sweep_shard::{Identity, Prepared, finish, prepare, shard_of};
 
@@ -246,26 +246,17 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         seeds_note(&seeds, base),
         objective.describe()
     );
-    let firsts: Vec<ResultRow> = best.iter().map(|rows| rows[0].clone()).collect();
-    let stale = write_reports(Reports {
-        out: &out,
-        rows: held.as_deref().unwrap_or(&[]),
-        written: Some(rows_written),
-        traces: &[],
-        summary: summary(&best, &settings),
-        title: "ctxbench sweep",
-        settings: &settings,
-        table: &firsts,
-        charted: held.as_deref().unwrap_or(&[]),
-        trace_names: &[],
-        plots: !args.no_plots && held.is_some(),
-        verdicts: None,
-        descriptions: scenarios
+    let stale = write_sweep_reports(
+        &out,
+        (&best, held.as_deref()),
+        rows_written,
+        &settings,
+        !args.no_plots,
+        scenarios
             .iter()
             .map(|s| (s.name.clone(), s.description.clone()))
             .collect(),
-        note: "The best configuration of this scenario (its first seed's run); every run is in results.csv.",
-    })?;
+    )?;
     if let Some(note) = stale_note(&out, stale) {
         eprintln!("{note}");
     }

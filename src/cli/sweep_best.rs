@@ -113,6 +113,36 @@ pub(super) fn best_line(rows: &[ResultRow]) -> String {
     )
 }
 
+/// Writes a sweep's reports into `out` beside the `results.csv` written there (its `written`
+/// rows): the best of each scenario in `summary.md` and `index.html`, the rows `held` (none
+/// past [`HOLD_UP_TO`] configurations) as JSON and, with `plots`, as charts.
+pub(super) fn write_sweep_reports(
+    out: &std::path::Path,
+    (best, held): (&[Vec<ResultRow>], Option<&[ResultRow]>),
+    written: usize,
+    settings: &str,
+    plots: bool,
+    descriptions: Vec<(String, String)>,
+) -> anyhow::Result<usize> {
+    let firsts: Vec<ResultRow> = best.iter().map(|rows| rows[0].clone()).collect();
+    super::reports::write_reports(super::reports::Reports {
+        out,
+        rows: held.unwrap_or(&[]),
+        written: Some(written),
+        traces: &[],
+        summary: summary(best, settings),
+        title: "ctxbench sweep",
+        settings,
+        table: &firsts,
+        charted: held.unwrap_or(&[]),
+        trace_names: &[],
+        plots: plots && held.is_some(),
+        verdicts: None,
+        descriptions,
+        note: "The best configuration of this scenario (its first seed's run); every run is in results.csv.",
+    })
+}
+
 /// The best configuration of each scenario, in scenario order.
 pub(super) fn summary(best: &[Vec<ResultRow>], settings: &str) -> String {
     let lines: String = best.iter().map(|b| format!("- {}\n", best_line(b))).collect();

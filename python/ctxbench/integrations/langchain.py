@@ -177,25 +177,14 @@ class CtxbenchMiddleware(AgentMiddleware):
                 message.id = str(uuid.uuid4())
         return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *kept]}
 
+    def _how(self):
+        return {"system": self._system, "cache_cold": self.clock, "summarize": self.summarize}
+
     def before_model(self, state, runtime):
-        kept, report = _step(
-            self.compactor,
-            state["messages"],
-            system=self._system,
-            cache_cold=self.clock,
-            summarize=self.summarize,
-        )
-        return self._update(kept, report)
+        return self._update(*_step(self.compactor, state["messages"], **self._how()))
 
     async def abefore_model(self, state, runtime):
-        kept, report = await _astep(
-            self.compactor,
-            state["messages"],
-            system=self._system,
-            cache_cold=self.clock,
-            summarize=self.summarize,
-        )
-        return self._update(kept, report)
+        return self._update(*await _astep(self.compactor, state["messages"], **self._how()))
 
     def _called(self, request, response):
         """A model call ended: its system prompt is the one to count, and the cache holds it."""
