@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use ctxbench_harness::human::count;
 use ctxbench_harness::sweep::{Objective, Shard};
 
-use super::merge::merge_streams;
+use super::merge_rows::merge_streams;
 use super::output::sayln;
 use super::reports::stale_note;
 use super::sweep_best::{Kept, best_line, write_sweep_reports};

@@ -10,6 +10,7 @@ mod help;
 mod import;
 mod interrupt;
 mod merge;
+mod merge_rows;
 mod merge_shards;
 mod output;
 mod plot;
