@@ -221,6 +221,11 @@ def test_the_readmes_snippet_runs():
     exec(compile(snippet("README.md", "## In Python"), "README.md", "exec"), namespace)
 
 
+def test_the_crates_readme_snippet_runs():
+    namespace = {}
+    exec(compile(snippet("crates/python/README.md"), "crates/python/README.md", "exec"), namespace)
+
+
 def test_the_guides_first_snippet_runs():
     namespace = {}
     exec(compile(snippet("docs/python.md"), "docs/python.md", "exec"), namespace)

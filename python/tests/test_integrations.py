@@ -99,3 +99,26 @@ def test_langchains_context_edit_sends_what_the_middleware_sends(ctxbench_bin, s
     rows = {row["run"]: row for row in served.rows()}
     figures = ("tokens_sent", "cache_read_tokens", "model_calls", "peak_request_tokens", "completed")
     assert [rows["edit"][f] for f in figures] == [rows["state"][f] for f in figures]
+
+
+def test_langchain_summaries_are_written_by_the_chat_model():
+    """`summarize_with(model)`: the summary request goes to a LangChain chat model (LangChain's
+    own fake, no network), and its reply becomes the summary, a HumanMessage among the agent's
+    own messages."""
+    pytest.importorskip("langchain", reason="LangChain is not installed (.ci/run installs it)")
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage, HumanMessage
+
+    from ctxbench import Compactor
+    from ctxbench.integrations.langchain import compact_messages, summarize_with
+
+    model = GenericFakeChatModel(messages=iter([AIMessage(content="Orders 1 and 2 shipped.")]))
+    history = []
+    for n in range(1, 5):
+        history.append(HumanMessage(content=f"Where is order {n}? " + "Please check. " * 30, id=f"h{n}"))
+        history.append(AIMessage(content=f"Order {n} shipped. " + "Details follow. " * 30, id=f"a{n}"))
+    kept, report = compact_messages(Compactor("summarize", 1000), history, summarize=summarize_with(model))
+    assert (report.summary_calls, report.dropped) == (1, 3)
+    assert kept[0] is history[0] and kept[2:] == history[4:]
+    assert isinstance(kept[1], HumanMessage)
+    assert kept[1].content == "[Summary of earlier conversation]\nOrders 1 and 2 shipped."
