@@ -175,8 +175,9 @@ impl<'py> Read<'py> {
                 let out = PyList::empty(py);
                 let mut sources = Vec::with_capacity(conversation.messages.len() + 1);
                 for message in in_order(&conversation) {
-                    sources.push(message.mark().map(|m| m as usize));
-                    match message.mark().map(|m| m as usize) {
+                    let source = message.mark().map(|m| m as usize);
+                    sources.push(source);
+                    match source {
                         Some(i) if content_at(message) == contents[i] => out.append(&items[i])?,
                         Some(i) => {
                             let copy = items[i].call_method0("copy")?;

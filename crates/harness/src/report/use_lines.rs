@@ -6,7 +6,7 @@ use ctxbench_compact::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
 
 use crate::settings::RunSettings;
-use crate::verdict::Verdict;
+use crate::verdict::{Config, Verdict};
 
 /// The lines that construct a run's compactor: `(python, rust)`. The Python line is `None` for
 /// an estimator the package does not offer (`usage`). The Rust line compiles as it is:
@@ -63,13 +63,19 @@ pub fn use_lines(settings: &RunSettings, window: u64) -> (Option<String>, String
     (python, rust)
 }
 
+/// The lines that construct a verdict's pick, at the window it ran (its rows' settings are
+/// resolved against the scenario).
+pub(super) fn pick_lines(pick: &Config<'_>) -> (Option<String>, String) {
+    let settings = pick.settings();
+    use_lines(settings, settings.window.unwrap_or_default())
+}
+
 /// The page's lines under a scenario's verdict: how to construct its pick (none without one).
 pub(super) fn use_html(v: &Verdict<'_>, escape: impl Fn(&str) -> String) -> String {
     let Some(pick) = v.pick() else {
         return String::new();
     };
-    let settings = pick.settings();
-    let (python, rust) = use_lines(settings, settings.window.unwrap_or_default());
+    let (python, rust) = pick_lines(pick);
     let python = python.map_or(String::new(), |p| format!("Python: <code>{}</code><br>", escape(&p)));
     format!(
         "<p class=\"use\">Use it. {python}Rust: <code>{}</code></p>\n",

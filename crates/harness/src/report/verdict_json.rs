@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use super::labels::Labels;
-use super::use_lines::use_lines;
+use super::use_lines::pick_lines;
 use super::verdict_line::{trade, verdict_line};
 use crate::verdict::{Config, Estimate, Group, Suite, Verdict};
 
@@ -17,8 +17,7 @@ fn estimate_json(e: Option<Estimate>) -> Value {
 
 /// The lines that construct a pick, in Python and in Rust.
 fn use_json(pick: &Config<'_>) -> Value {
-    let settings = pick.settings();
-    let (python, rust) = use_lines(settings, settings.window.unwrap_or_default());
+    let (python, rust) = pick_lines(pick);
     json!({"python": python, "rust": rust})
 }
 

@@ -184,9 +184,7 @@ impl Plan {
     /// The grid index of this shard's `j`-th configuration (`j < len()`), rising with `j`.
     pub fn index(&self, j: usize) -> usize {
         let s = self.before.partition_point(|&b| b <= j) - 1;
-        let n = self.shard.count;
-        let first = (self.shard.index - 1 + n - self.offsets[s] % n) % n;
-        s * self.layout_len + first + (j - self.before[s]) * n
+        s * self.layout_len + first(self.offsets[s], self.shard) + (j - self.before[s]) * self.shard.count
     }
 
     /// This shard's share of the estimated work, and the largest shard's over the smallest's.
@@ -203,12 +201,18 @@ impl Plan {
     }
 }
 
+/// The first of a scenario's configurations shard `shard` takes at offset `o`: the `c` with
+/// `(o + c) mod n = i − 1`.
+fn first(o: usize, shard: Shard) -> usize {
+    let n = shard.count;
+    (shard.index - 1 + n - o % n) % n
+}
+
 /// How many of a scenario's `layout_len` configurations shard `shard` takes at offset `o`.
 fn taken(o: usize, shard: Shard, layout_len: usize) -> usize {
-    let n = shard.count;
-    let first = (shard.index - 1 + n - o % n) % n;
+    let first = first(o, shard);
     if first < layout_len {
-        (layout_len - first - 1) / n + 1
+        (layout_len - first - 1) / shard.count + 1
     } else {
         0
     }
