@@ -10,7 +10,7 @@ use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_harness::human::count;
 use ctxbench_harness::replicate::{Phase, Plan, Seeds, replicate};
 use ctxbench_harness::report::{CsvRows, Labels, ResultRow, Style, csv, json, verdict_markdown, verdict_text};
-use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES};
+use ctxbench_harness::settings::{RunSettings, spell_strategies};
 use ctxbench_harness::sweep::dedup_by;
 use ctxbench_harness::verdict::{Objective, sensitivities, suite, verdicts};
 
@@ -38,8 +38,8 @@ pub struct CompareArgs {
     #[command(flatten)]
     scenarios: ScenarioArgs,
 
-    #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
-          help = super::help::strategies_help())]
+    #[arg(long, value_name = "LIST", default_value = "standard,native", hide_default_value = true,
+          help = super::help::strategies_help("standard,native"))]
     strategies: String,
 
     #[command(flatten)]
@@ -111,7 +111,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let base = args.settings.server.seed;
     let seeds = Seeds::parse(&args.seeds, base).map_err(anyhow::Error::msg)?;
-    let mut strategies = parse_strategy_list(&args.strategies).context("invalid --strategies")?;
+    let mut strategies = parse_strategy_list(&spell_strategies(&args.strategies)).context("invalid --strategies")?;
     for twice in dedup_by(&mut strategies, ToString::to_string) {
         eprintln!("note: --strategies {twice} was given more than once; it runs once");
     }

@@ -6,11 +6,15 @@ pub fn with_stages(examples: &str) -> String {
     format!("{examples}\n\n{}", ctxbench_compact::compact::stages_help())
 }
 
-/// The help of `--strategies`, with the standard list it defaults to.
-pub fn strategies_help() -> String {
+/// The help of `--strategies`, with the list it defaults to.
+pub fn strategies_help(default: &str) -> String {
+    use ctxbench_harness::settings::{NATIVE_DEFAULTS, STANDARD_STRATEGIES};
     format!(
-        "Strategies, comma-separated (a `,` followed by key=value continues a stage's parameters); \
-         the stages are listed under --help. Default: {}",
-        ctxbench_harness::settings::STANDARD_STRATEGIES.join(", ")
+        "Strategies, comma-separated (a `,` followed by key=value continues a stage's parameters): \
+         stages joined by `+` (listed under --help), or presets, the compactors people run (`ctxbench \
+         presets`). The words `standard` ({}), `native` ({}) and `presets` (every preset) stand for \
+         their lists. Default: {default}",
+        STANDARD_STRATEGIES.join(", "),
+        NATIVE_DEFAULTS.join(", ")
     )
 }

@@ -14,6 +14,7 @@ mod merge_rows;
 mod merge_shards;
 mod output;
 mod plot;
+mod presets;
 mod prices;
 mod profiles;
 mod reports;
@@ -54,6 +55,7 @@ enum Command {
     Import(import::ImportArgs),
     Validate(validate::ValidateArgs),
     Serve(serve::ServeArgs),
+    Presets(presets::PresetsArgs),
     Prices(prices::PricesArgs),
     Profiles(profiles::ProfilesArgs),
     Strategies(strategies::StrategiesArgs),
@@ -82,6 +84,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Import(args) => import::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Presets(args) => presets::run(args),
         Command::Prices(args) => prices::run(args),
         Command::Profiles(args) => profiles::run(args),
         Command::Strategies(args) => strategies::run(args),

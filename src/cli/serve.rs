@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use clap::Args;
+use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::wire::Format;
 use ctxbench_harness::http::error_body;
 use ctxbench_harness::http::serve::{Body, Endpoint, Response, ServeConfig};
@@ -81,6 +82,14 @@ pub struct ServeArgs {
     #[command(flatten)]
     bill: BillArgs,
 
+    /// A provider's context management, as its server makes it, for every request of its route
+    /// that asks for none: anthropic-compact, anthropic-clear or anthropic-clear-thinking
+    /// (POST /v1/messages), openai-compact (POST /v1/responses); its token amounts are stated for
+    /// the provider's model window and scale with the served one. Requests that carry
+    /// `context_management` get what they ask.
+    #[arg(long, value_name = "PRESET")]
+    strategy: Option<String>,
+
     /// Request bodies over this many MiB are refused (413).
     #[arg(long, value_name = "MIB", default_value_t = 16, value_parser = super::values::positive::<usize>)]
     max_body_mib: usize,
@@ -110,11 +119,29 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         model_profile: args.profiles.model_profile,
         ..RunSettings::served()
     });
+    let edits = match &args.strategy {
+        None => None,
+        Some(name) => {
+            let strategy: Strategy = name.parse().context("invalid --strategy")?;
+            // A server compacts as a provider does: a preset of Anthropic's or OpenAI's.
+            let route = [Format::Anthropic, Format::Responses]
+                .into_iter()
+                .find(|&f| ctxbench_harness::http::context::of_preset(&strategy, f).is_ok());
+            if route.is_none() {
+                let why = ctxbench_harness::http::context::of_preset(&strategy, Format::Anthropic)
+                    .err()
+                    .unwrap_or_default();
+                return Err(anyhow!("--strategy {name}: {why}"));
+            }
+            Some(strategy)
+        }
+    };
     let endpoint = Endpoint::new(
         &scenario,
         ServeConfig {
             settings,
             max_body: args.max_body_mib.saturating_mul(1024 * 1024),
+            edits,
         },
     )?;
     let server = tiny_http::Server::http((args.bind, args.port))

@@ -24,6 +24,13 @@ pub fn run(_: StrategiesArgs) -> anyhow::Result<ExitCode> {
         let strategy: ctxbench_compact::compact::Strategy = name.parse()?;
         out.push_str(&format!("  {name:width$}  {strategy}\n"));
     }
+    let presets: Vec<&str> = ctxbench_compact::compact::PRESETS.iter().map(|p| p.name).collect();
+    out.push_str(&format!(
+        "\nThe presets, the compactors people run (compare runs {} beside the standard strategies;\n\
+         `ctxbench presets` says what each does and where it comes from):\n\n{}\n",
+        ctxbench_harness::settings::NATIVE_DEFAULTS.join(", "),
+        ctxbench_compact::compact::hanging("  ", &presets.join(", "))
+    ));
     out.push_str(&format!("\n{}\n", ctxbench_compact::compact::stages_help()));
     say!("{out}");
     Ok(ExitCode::SUCCESS)

@@ -6,7 +6,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_compact::policy::Policy;
-use ctxbench_harness::settings::{RunSettings, STANDARD_STRATEGIES, parse_estimator};
+use ctxbench_harness::settings::{RunSettings, parse_estimator, spell_strategies};
 use ctxbench_harness::sweep::{Grid, Objective, parse_decimals, parse_integers};
 
 use super::scenarios::ScenarioArgs;
@@ -28,8 +28,8 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub(super) scenarios: ScenarioArgs,
 
-    #[arg(long, value_name = "LIST", default_value_t = STANDARD_STRATEGIES.join(","), hide_default_value = true,
-          help = super::help::strategies_help())]
+    #[arg(long, value_name = "LIST", default_value = "standard", hide_default_value = true,
+          help = super::help::strategies_help("standard"))]
     pub(super) strategies: String,
 
     /// Windows in tokens (list or range); default: each scenario's own.
@@ -123,7 +123,7 @@ pub(super) const LARGE_GRID: usize = 1_000_000;
 
 impl SweepArgs {
     pub(super) fn grid(&self) -> anyhow::Result<Grid> {
-        let strategies = parse_strategy_list(&self.strategies).context("invalid --strategies")?;
+        let strategies = parse_strategy_list(&spell_strategies(&self.strategies)).context("invalid --strategies")?;
         let windows = match &self.window {
             Some(w) => parse_integers(w).context("--window")?.into_iter().map(Some).collect(),
             None => vec![None],
@@ -139,8 +139,8 @@ impl SweepArgs {
             let Some(((stage, key), values)) = parsed else {
                 bail!("--param {spec:?}: expected STAGE.KEY=V1,V2 such as mask.m=5,10,20");
             };
-            if !strategies.iter().any(|s| s.stages.iter().any(|st| st.name() == stage)) {
-                bail!("--param {spec:?}: no strategy in the sweep has a `{stage}` stage");
+            if !strategies.iter().any(|s| s.has_stage(stage)) {
+                bail!("--param {spec:?}: no strategy in the sweep has a `{stage}` stage or is that preset");
             }
             params.push((
                 stage.to_owned(),

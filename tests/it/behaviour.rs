@@ -195,7 +195,10 @@ fn a_pick_that_depends_on_the_summarizer_profile_says_so() {
     assert!(stdout.contains("other summarizer profiles"), "{stdout}");
     let verdict: serde_json::Value = serde_json::from_slice(&read(dir.join("verdict.json"))).expect("JSON");
     let s = &verdict["scenarios"][0];
-    assert_eq!(s["pick"], "summarize:keep=id/number/decision,ratio=0.1,aligned=false");
+    assert_eq!(
+        s["pick"],
+        "summarize:keep=id/number/decision,ratio=0.1,trigger=limit,place=span,tail=fit,reads=span,carry=0,reread=0,resummarize=true,overlap=0,style=ctxbench"
+    );
     let profiles = s["sensitivity"]["summarizer_profiles"].as_array().expect("profiles");
     let names: Vec<&str> = profiles.iter().filter_map(|p| p[0].as_str()).collect();
     assert_eq!(names, ["summarizer optimistic", "summarizer pessimistic"]);

@@ -160,7 +160,7 @@ fn json_report_has_every_field() {
             "pending_calls",
         ]
     );
-    assert_eq!(report["strategy"], "mask:m=10,trigger=threshold+drop");
+    assert_eq!(report["strategy"], "mask:m=10,trigger=threshold,style=ctxbench+drop");
     assert_eq!(report["limit"], 6400);
     assert_eq!(report["pending_calls"], 1, "the final pytest call has no result yet");
     assert_eq!(report["pairing_ok"], true);

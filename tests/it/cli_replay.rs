@@ -9,7 +9,7 @@ fn compare_is_deterministic_and_writes_reports() {
         let output = ctxbench().args(["compare", "--out"]).arg(out).output().expect("runs");
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         let table = String::from_utf8(output.stdout).expect("UTF-8");
-        assert!(table.contains("coding-agent") && table.contains("mask:m=10,trigger=threshold+drop"));
+        assert!(table.contains("coding-agent") && table.contains("mask:m=10,trigger=threshold,style=ctxbench+drop"));
     }
     for file in ["results.csv", "results.json", "summary.md"] {
         assert_eq!(
@@ -51,7 +51,9 @@ fn compare_is_deterministic_and_writes_reports() {
     assert!(runs.values().any(|&n| n == 1) && runs.values().any(|&n| n == 20));
     assert!(csv.starts_with("scenario,strategy,window,threshold,target,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,price,cache,idle_s,latency,summarizer,model_profile,seed,"));
     let traces = std::fs::read_dir(a.join("traces")).expect("traces/").count();
-    assert_eq!(traces, 110);
+    let configurations =
+        ctxbench_harness::settings::STANDARD_STRATEGIES.len() + ctxbench_harness::settings::NATIVE_DEFAULTS.len();
+    assert_eq!(traces, 11 * configurations, "one trace per scenario and strategy");
     let trace = read(a.join("traces/bike-shop-return--drop.jsonl"));
     let first: serde_json::Value =
         serde_json::from_slice(trace.split(|b| *b == b'\n').next().expect("a line")).expect("JSON");

@@ -200,8 +200,8 @@ fn import_writes_scenarios_that_compare_runs() {
     let rows = csv.lines().count() - 1;
     assert_eq!(
         rows,
-        2 * ctxbench_harness::settings::STANDARD_STRATEGIES.len(),
-        "every standard strategy on both"
+        2 * (ctxbench_harness::settings::STANDARD_STRATEGIES.len() + ctxbench_harness::settings::NATIVE_DEFAULTS.len()),
+        "every standard strategy and native default on both"
     );
 }
 

@@ -164,8 +164,8 @@ fn imported_sessions_run_every_strategy() {
     let csv = String::from_utf8_lossy(&read(results.join("results.csv"))).into_owned();
     assert_eq!(
         csv.lines().count() - 1,
-        2 * ctxbench_harness::settings::STANDARD_STRATEGIES.len(),
-        "every standard strategy on both"
+        2 * (ctxbench_harness::settings::STANDARD_STRATEGIES.len() + ctxbench_harness::settings::NATIVE_DEFAULTS.len()),
+        "every standard strategy and native default on both"
     );
 }
 

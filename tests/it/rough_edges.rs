@@ -303,6 +303,23 @@ fn tool_call_arguments_that_are_not_json_get_a_warning() {
     );
 }
 
+/// A CSV line's cells, quoted ones kept with their quotes (`"prefix:block=128,min=1024"` is one).
+fn csv_cells(line: &str) -> Vec<String> {
+    let mut cells = vec![String::new()];
+    let mut quoted = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                cells.last_mut().expect("a cell").push(c);
+            }
+            ',' if !quoted => cells.push(String::new()),
+            _ => cells.last_mut().expect("a cell").push(c),
+        }
+    }
+    cells
+}
+
 #[test]
 fn gate_update_says_what_it_changed_not_that_it_failed() {
     let dir = scratch("gate-update");
@@ -329,7 +346,7 @@ fn gate_update_says_what_it_changed_not_that_it_failed() {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let header: Vec<&str> = lines[0].split(',').collect();
     let at = header.iter().position(|h| *h == "tokens_sent").expect("a column");
-    let mut cells: Vec<String> = lines[1].split(',').map(str::to_owned).collect();
+    let mut cells = csv_cells(&lines[1]);
     cells[at] = "1".into();
     lines[1] = cells.join(",");
     std::fs::write(&baseline, lines.join("\n") + "\n").expect("writes");

@@ -103,6 +103,7 @@ pub mod named;
 pub mod pairing;
 pub mod policy;
 pub mod request_body;
+pub mod summaries;
 pub mod tokens;
 pub mod tool_schemas;
 pub mod wire;

@@ -28,6 +28,19 @@ pub struct RunMetrics {
     /// Summary calls that failed (rejected or in error): their history stayed as it was.
     #[serde(default)]
     pub summary_failures: usize,
+    /// Compaction calls the provider billed: summaries, whether a stage of the client asked for
+    /// them or the server made them (Anthropic's compaction iteration).
+    #[serde(default)]
+    pub compaction_calls: usize,
+    /// Their input tokens (inside `tokens_sent`).
+    #[serde(default)]
+    pub compaction_input_tokens: u64,
+    /// Of those, read from the prompt cache (a summarizer reading the agent's own request).
+    #[serde(default)]
+    pub compaction_cache_read_tokens: u64,
+    /// Their output tokens: the summaries (inside `tokens_received`).
+    #[serde(default)]
+    pub compaction_output_tokens: u64,
     /// Σ true input tokens of accepted calls, summaries included: the bill.
     pub tokens_sent: u64,
     /// The part of `tokens_sent` that is system prompt and tool schemas.
@@ -167,6 +180,12 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
             m.cache_write_tokens += r.cache_write_tokens;
             m.invalidated_tokens += r.invalidated_tokens;
             m.prefix_breaks += usize::from(r.prefix_break);
+            if r.kind == CallKind::Summary {
+                m.compaction_calls += 1;
+                m.compaction_input_tokens += r.billed_tokens;
+                m.compaction_cache_read_tokens += r.cache_read_tokens;
+                m.compaction_output_tokens += r.completion_tokens;
+            }
         } else if r.kind == CallKind::Summary {
             m.summary_failures += 1;
         }

@@ -1,8 +1,11 @@
 //! One run: a scenario replayed through the agent loop with one configuration. The same path
 //! serves tests, benches and every command.
 
+use std::sync::Arc;
+
 use ctxbench_compact::compact::Compactor;
 use ctxbench_compact::conversation::Conversation;
+use ctxbench_compact::tokens::TokenCounter;
 
 use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::agent::{Agent, Ask, LoopOptions};
@@ -53,8 +56,9 @@ pub fn run_with_model<M: Model>(
         cache: settings.cache.clone(),
         latency: settings.latency,
     };
-    let server = Provider::new(model, settings.tokenizer.counter(), server);
-    run_loop(scenario, settings, server, 0, on_call)
+    let counter = settings.tokenizer.counter();
+    let server = Provider::new(model, counter.clone(), server);
+    run_loop(scenario, settings, server, (0, Some(counter)), on_call)
 }
 
 /// A live model's default of agent and refetch calls per request.
@@ -71,18 +75,23 @@ pub fn run_live<M: Model>(
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> Result<RunResult, SettingsError> {
     let model = LiveFacts::new(scenario, model);
-    run_loop(scenario, settings, model, LIVE_MAX_TURNS, on_call)
+    run_loop(scenario, settings, model, (LIVE_MAX_TURNS, None), on_call)
 }
 
+/// The loop of a run: `min_turns` agent calls a request at least, and the simulated server's
+/// counter (`None` live), which triggers on the request's input tokens read as the server counts.
 fn run_loop<M: Model>(
     scenario: &Scenario,
     settings: &RunSettings,
     model: M,
-    min_turns: usize,
+    (min_turns, server): (usize, Option<Arc<dyn TokenCounter>>),
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> Result<RunResult, SettingsError> {
     let policy = settings.policy(scenario)?;
-    let compactor = Compactor::new(settings.strategy.clone(), policy, settings.estimator.counter());
+    let mut compactor = Compactor::new(settings.strategy.clone(), policy, settings.estimator.counter());
+    if let Some(counter) = server {
+        compactor = compactor.with_server_counter(counter);
+    }
     let conversation = Conversation {
         system: scenario.system.clone(),
         system_index: 0,

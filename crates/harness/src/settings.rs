@@ -34,6 +34,33 @@ pub const STANDARD_STRATEGIES: [&str; 10] = [
     "clear-tool-uses",
 ];
 
+/// The compactors people run that `compare` runs by default beside the standard strategies (its
+/// `native` in a list): the defaults most agents run, chosen so that the bundled suite stays
+/// under ten seconds on two cores. `ctxbench presets` lists every preset.
+pub const NATIVE_DEFAULTS: [&str; 6] = [
+    "claude-code",
+    "codex",
+    "anthropic-compact",
+    "openai-compact",
+    "langchain-summarization",
+    "swe-agent-mask",
+];
+
+/// A list of strategies with its words spelt out: `standard` (the standard strategies), `native`
+/// (the native defaults `compare` runs, [`NATIVE_DEFAULTS`]) and `presets` (every preset).
+pub fn spell_strategies(list: &str) -> String {
+    let every_preset: Vec<&str> = ctxbench_compact::compact::PRESETS.iter().map(|p| p.name).collect();
+    list.split(',')
+        .map(|piece| match piece.trim() {
+            "standard" => STANDARD_STRATEGIES.join(","),
+            "native" => NATIVE_DEFAULTS.join(","),
+            "presets" => every_preset.join(","),
+            _ => piece.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Everything a run depends on besides the scenario; in a result row, the key after the
 /// scenario's name, with the window the run had.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

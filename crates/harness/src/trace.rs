@@ -71,6 +71,35 @@ pub struct CompactionRecord {
     pub stages: Vec<String>,
 }
 
+impl CompactionRecord {
+    /// What a compactor's pass did, as the trace keeps it.
+    pub fn of(done: &ctxbench_compact::compact::Compaction) -> CompactionRecord {
+        CompactionRecord {
+            tokens_before: done.tokens_before,
+            tokens_after: done.tokens_after,
+            truncated: done.counts.truncated,
+            masked: done.counts.masked,
+            dropped: done.counts.dropped,
+            cannot_fit: done.cannot_fit,
+            stages: done.stages.iter().filter(|s| s.ran).map(|s| s.stage.clone()).collect(),
+        }
+    }
+
+    /// Two passes before one call, as one: the first's estimate before, the second's after,
+    /// what each changed.
+    pub fn and(self, next: CompactionRecord) -> CompactionRecord {
+        CompactionRecord {
+            tokens_before: self.tokens_before,
+            tokens_after: next.tokens_after,
+            truncated: self.truncated + next.truncated,
+            masked: self.masked + next.masked,
+            dropped: self.dropped + next.dropped,
+            cannot_fit: next.cannot_fit,
+            stages: self.stages.into_iter().chain(next.stages).collect(),
+        }
+    }
+}
+
 /// One model call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {

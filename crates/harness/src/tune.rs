@@ -13,10 +13,11 @@ pub const TARGETS: [f64; 2] = [0.6, 0.4];
 
 /// The configurations `settings` is tuned over: its own first, then with every stage that has
 /// a trigger set to `cold`, each at its target, then at each of [`TARGETS`] below its threshold.
-/// `none` and strategies that compact on no threshold are run as given.
+/// `none`, presets (a compactor as its vendor runs it, on its own trigger) and strategies that
+/// compact on no threshold are run as given.
 pub fn variants(settings: &RunSettings) -> Vec<RunSettings> {
     let strategy = &settings.strategy;
-    if strategy.is_none() {
+    if strategy.is_none() || strategy.is_preset() {
         return vec![settings.clone()];
     }
     let mut strategies = vec![strategy.clone()];
@@ -91,6 +92,8 @@ mod tests {
                 "truncate:trigger=cold+drop @Some(0.4)",
             ]
         );
+        // A preset runs as its vendor runs it.
+        assert_eq!(names(&variants(&settings("claude-code"))), ["claude-code @None"]);
         // drop has no trigger: only its targets.
         assert_eq!(names(&variants(&settings("drop"))).len(), 3);
         // Already cold: nothing to add but the targets; none above a low threshold.

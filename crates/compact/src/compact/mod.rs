@@ -13,31 +13,49 @@
 //! touched; the estimate never grows (but through `truncate`'s notes); compacting twice equals
 //! compacting once.
 
+mod amount;
+mod carry;
 mod drop;
+mod fire;
 mod mask;
 mod notes;
 mod params;
+pub mod presets;
+mod readings;
 mod reference;
+mod shape;
 mod stages;
 mod strategy;
+mod styles;
 mod summarize;
 mod summarizer;
+mod tally;
+mod thinking;
 mod truncate;
 mod work;
 
 use std::sync::Arc;
 
-pub use notes::{CLEARED, MASKED, TRUNCATED, is_placeholder, mask_placeholder, truncation_note};
-pub use params::{ClearTrigger, Flavor, Trigger};
-pub use stages::{ParamInfo, STAGES, StageInfo, StageSpec, StrategyError, stage_names, stages_help};
+pub use amount::Amount;
+pub use fire::{Cue, Fire, Measure};
+pub use notes::{
+    CLEARED, MASKED, OLD_OUTPUT, TRUNCATED, is_placeholder, is_summary, mask_placeholder, truncation_note,
+};
+pub use params::{ClearInputs, ClearTrigger, Flavor, MaskStyle, ThinkingKeep, Trigger, Until};
+pub use presets::{PRESETS, Preset, PresetInfo};
+pub use shape::{Place, Reads, Reread, Tail};
+pub use stages::{ParamInfo, STAGES, StageInfo, StageSpec, StrategyError, hanging, stage_names, stages_help};
 pub use strategy::{Strategy, parse_strategy_list};
+pub use styles::Style;
 pub use summarizer::{SUMMARIZER_PROMPT, Summarizer, SummaryAsk, SummaryRequest};
+pub use thinking::THINKING_FIELDS;
 pub use work::Counts;
 
 use crate::conversation::Conversation;
 use crate::message::{Message, Role};
 use crate::policy::Policy;
 use crate::tokens::TokenCounter;
+use readings::{Readings, Reported};
 use stages::{Fresh, When};
 use work::{StageContext, Work};
 
@@ -94,6 +112,9 @@ struct Pass<'a> {
     counter: Option<&'a dyn TokenCounter>,
     /// What writes summaries; `summarize` stages are skipped without one.
     summarizer: Option<&'a mut dyn Summarizer>,
+    /// Stages with their own triggers run whatever they read (after an overflow, or to see how
+    /// far a strategy can go).
+    force: bool,
 }
 
 /// Runs one strategy before every model call of one conversation. Keeps the loop guards'
@@ -115,6 +136,16 @@ pub struct Compactor {
     cold: bool,
     /// Threads that count the messages not counted yet (1: the caller's alone).
     count_threads: usize,
+    /// The provider's reported usage, for triggers that read it.
+    reported: Reported,
+    /// The server's own counter, when known (`input` triggers are then exact).
+    server: Option<Arc<dyn TokenCounter>>,
+    /// Per stage: what it kept from its last run for the next (`summarize:overlap`).
+    stashes: Vec<Vec<Message>>,
+    /// What stateless stages changed on the last call, by index, as it was, with the
+    /// fingerprint of what they made of it: put back before the next call, so that they work
+    /// from the history as the client keeps it.
+    edits: Vec<(usize, Message, u64)>,
 }
 
 impl Compactor {
@@ -123,7 +154,8 @@ impl Compactor {
     pub fn new(strategy: Strategy, policy: Policy, estimator: Arc<dyn TokenCounter>) -> Compactor {
         let guarded = vec![false; strategy.stages.len()];
         Compactor {
-            limit: policy.limit(),
+            limit: strategy.limit(&policy),
+            stashes: vec![Vec::new(); strategy.stages.len()],
             name: strategy.to_string(),
             stage_names: strategy.stages.iter().map(StageSpec::to_string).collect(),
             strategy,
@@ -133,7 +165,18 @@ impl Compactor {
             seen: 0,
             cold: false,
             count_threads: 1,
+            reported: Reported::default(),
+            server: None,
+            edits: Vec::new(),
         }
+    }
+
+    /// Tells it the server's own counter, so that triggers on the request's input tokens
+    /// (`input>=…`, as Anthropic's and OpenAI's servers count) read the exact count; without
+    /// it they read the last reported usage plus an estimate of what came since.
+    pub fn with_server_counter(mut self, counter: Arc<dyn TokenCounter>) -> Compactor {
+        self.server = Some(counter);
+        self
     }
 
     /// Counts the messages it has not counted yet on `threads` threads before each call (1, the
@@ -155,7 +198,8 @@ impl Compactor {
         &self.policy
     }
 
-    /// The policy's limit ([`Policy::limit`]).
+    /// The estimate it holds a request to: the policy's limit ([`Policy::limit`]), or a
+    /// preset's own level ([`Strategy::limit`]).
     pub fn limit(&self) -> u64 {
         self.limit
     }
@@ -189,6 +233,7 @@ impl Compactor {
                 goal: self.policy.goal(),
                 counter: None,
                 summarizer: None,
+                force: false,
             },
         )
     }
@@ -202,6 +247,7 @@ impl Compactor {
                 goal: self.policy.goal(),
                 counter: None,
                 summarizer: Some(summarizer),
+                force: false,
             },
         )
     }
@@ -230,11 +276,13 @@ impl Compactor {
                 goal: self.policy.hard_limit(),
                 counter: Some(true_counter),
                 summarizer: summarizer.map(|s| s as &mut dyn Summarizer),
+                force: true,
             },
         )
     }
 
-    /// Compacts to a limit of the caller's: with 0, every stage goes as far as its means allow.
+    /// Compacts to a limit of the caller's: with 0, every stage goes as far as its means allow
+    /// (stages with their own triggers run whatever they read).
     pub fn compact_to(&mut self, conversation: &mut Conversation, limit: u64) -> Compaction {
         self.pass(
             conversation,
@@ -243,6 +291,26 @@ impl Compactor {
                 goal: limit,
                 counter: None,
                 summarizer: None,
+                force: limit == 0,
+            },
+        )
+    }
+
+    /// [`Compactor::compact_to`], with `summarizer` writing the summaries of `summarize` stages.
+    pub fn compact_to_with(
+        &mut self,
+        conversation: &mut Conversation,
+        limit: u64,
+        summarizer: &mut dyn Summarizer,
+    ) -> Compaction {
+        self.pass(
+            conversation,
+            Pass {
+                limit,
+                goal: limit,
+                counter: None,
+                summarizer: Some(summarizer),
+                force: limit == 0,
             },
         )
     }
@@ -253,9 +321,20 @@ impl Compactor {
         let c = conversation;
         self.estimator
             .observe(true_tokens, c.system.as_ref(), &c.messages, &c.tools);
+        self.reported
+            .input(true_tokens, c.system.as_ref(), &c.messages, &c.tools);
+    }
+
+    /// Tells it what the server reported of the reply to the request just observed
+    /// ([`Compactor::observe`]): `completion_tokens` for `reply`, which the history is about to
+    /// hold. Triggers on reported usage count the last response's input and output (Codex's
+    /// total tokens).
+    pub fn observe_reply(&self, reply: &Message, completion_tokens: u64) {
+        self.reported.output(completion_tokens, reply);
     }
 
     fn pass(&mut self, conversation: &mut Conversation, pass: Pass<'_>) -> Compaction {
+        self.undo_edits(conversation);
         self.release_guards(conversation);
         let result = if let [StageSpec::Reference { flavor }] = self.strategy.stages.as_slice() {
             let seed = reference::seed_estimator(*flavor);
@@ -298,6 +377,13 @@ impl Compactor {
         let prefix = counter.prefix_units(conversation.system.as_ref(), &conversation.tools);
         let keep = self.policy.keep_recent_turns;
         let messages_before = conversation.messages.len();
+        let readings = Readings {
+            reported: &self.reported,
+            server: self.server.as_deref(),
+            system: conversation.system.as_ref(),
+            tools: &conversation.tools,
+            window: self.policy.window,
+        };
         let mut cx = StageContext {
             limit,
             summarizer: pass.summarizer.map(|s| s as &mut dyn Summarizer),
@@ -307,6 +393,7 @@ impl Compactor {
             tools: &conversation.tools,
             cold_run: false,
             over: false,
+            stash: Vec::new(),
         };
         let mut work = Work::new(&mut conversation.messages, prefix, counter, goal, keep);
         let tokens_before = work.estimate();
@@ -314,6 +401,7 @@ impl Compactor {
         // the goal.
         let triggered = tokens_before > limit;
         let mut stages = Vec::with_capacity(self.strategy.stages.len());
+        let mut edits = Vec::new();
         for (k, stage) in self.strategy.stages.iter().enumerate() {
             let before = work.estimate();
             let over = triggered && work.over();
@@ -323,17 +411,40 @@ impl Compactor {
                 When::OverLimit => over,
                 When::OverLimitOrCold => over || cold_run,
                 When::Always | When::OwnTrigger => true,
+                When::Own => pass.force || stage.fire().is_some_and(|fire| readings.fires(fire, &work)),
             };
-            let guarded = wanted && self.guarded[k] && !cold_run;
+            // A stage's own trigger is its rule: no loop guard holds it back.
+            let guarded = wanted && self.guarded[k] && !cold_run && when != When::Own;
             // A stage that runs whatever the estimate goes as far as its means allow.
-            work.goal = if cold_run || when == When::Always { 0 } else { goal };
+            work.goal = if cold_run || when == When::Always || pass.force {
+                0
+            } else {
+                goal
+            };
             cx.cold_run = cold_run;
             cx.over = over;
+            cx.stash = std::mem::take(&mut self.stashes[k]);
+            let stateless = stage.stateless();
+            if stateless {
+                work.start_log();
+            }
             let ran = wanted && !guarded && stage.run(&mut work, &mut cx);
+            if stateless {
+                for (i, original) in work.take_log() {
+                    let made = work.messages()[i].fingerprint();
+                    edits.push((i, original, made));
+                }
+            }
+            self.stashes[k] = std::mem::take(&mut cx.stash);
             work.goal = goal;
             // Freed less than 10% of the excess: not worth its cost until something new comes.
             let after = work.estimate();
-            if ran && !cold_run && before > goal && (before - after.min(before)) * 10 < before - goal {
+            if ran
+                && !cold_run
+                && when != When::Own
+                && before > goal
+                && (before - after.min(before)) * 10 < before - goal
+            {
                 self.guarded[k] = true;
             }
             stages.push(StageRun {
@@ -348,6 +459,17 @@ impl Compactor {
         let counts = work.counts;
         let cannot_fit = tokens_after > limit;
         drop(work);
+        // What stateless stages made of each message they changed, where a later stage left it,
+        // to know it again next time.
+        self.edits = edits
+            .into_iter()
+            .filter(|(i, original, made)| {
+                conversation
+                    .messages
+                    .get(*i)
+                    .is_some_and(|now| now.fingerprint() == *made && now != original)
+            })
+            .collect();
         Compaction {
             limit,
             tokens_before,
@@ -357,6 +479,18 @@ impl Compactor {
             counts,
             cannot_fit,
             stages,
+        }
+    }
+
+    /// Puts back what stateless stages changed on the last call, where the message is still
+    /// what they made of it: they work from the history as the client keeps it.
+    fn undo_edits(&mut self, conversation: &mut Conversation) {
+        for (i, original, made) in std::mem::take(&mut self.edits) {
+            if let Some(message) = conversation.messages.get_mut(i) {
+                if message.fingerprint() == made {
+                    *message = original;
+                }
+            }
         }
     }
 

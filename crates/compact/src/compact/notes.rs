@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use super::params::Flavor;
+use crate::message::Message;
 
 /// What every truncation note starts with; results starting so are never truncated again.
 pub const TRUNCATED: &str = "[Truncated";
@@ -81,13 +82,32 @@ pub(crate) fn mask_placeholder_of_length(tool: &str, units: u64) -> String {
     placeholder
 }
 
-/// What `clear-tool-uses` writes in place of a result.
+/// What `clear-tool-uses` writes in place of a result (LangChain's `DEFAULT_TOOL_PLACEHOLDER`;
+/// Anthropic does not publish its own).
 pub const CLEARED: &str = "[cleared]";
+
+/// What SWE-agent's `LastNObservations` writes in place of an observation:
+/// `Old environment output: (N lines omitted)` (`sweagent/agent/history_processors.py`).
+pub const OLD_OUTPUT: &str = "Old environment output: (";
+
+/// SWE-agent's placeholder for a result of `lines` lines.
+pub fn old_output(lines: usize) -> String {
+    format!("{OLD_OUTPUT}{lines} lines omitted)")
+}
 
 /// Whether a tool result is already a placeholder written by some stage; no stage rewrites one,
 /// so a pipeline's stages never undo or redo each other's work.
 pub fn is_placeholder(content: &str) -> bool {
-    content.starts_with(TRUNCATED) || content.starts_with(MASKED) || content == CLEARED
+    content.starts_with(TRUNCATED)
+        || content.starts_with(MASKED)
+        || content == CLEARED
+        || (content.starts_with(OLD_OUTPUT) && content.ends_with(" lines omitted)"))
+}
+
+/// Whether a message is a summary, whoever wrote it and in whatever role
+/// ([`crate::summaries::is_summary_text`]).
+pub fn is_summary(message: &Message) -> bool {
+    message.content_str().is_some_and(crate::summaries::is_summary_text)
 }
 
 #[cfg(test)]

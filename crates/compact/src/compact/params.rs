@@ -3,6 +3,8 @@
 
 use std::fmt::{self, Write};
 
+use super::fire::Fire;
+use super::styles::Style;
 use crate::fact::FactKind;
 
 /// A stage parameter's value type.
@@ -48,7 +50,7 @@ impl Param for u64 {
 }
 
 /// When `clear-tool-uses` starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClearTrigger {
     /// Once the estimate passes the policy's limit.
     Limit,
@@ -56,17 +58,35 @@ pub enum ClearTrigger {
     Tokens(u64),
     /// Once the estimate passes the limit, or when the provider's cache went cold.
     Cold,
+    /// Whenever its own conditions hold (`input>100000/200000`, `tool_uses>30`).
+    Fire(Fire),
 }
 
 impl Param for ClearTrigger {
-    const EXPECTED: &'static str = "`limit`, `cold` or a whole number of tokens";
-    const EXAMPLES: &'static [&'static str] = &["limit", "cold", "0", "500", "5000", "20000"];
+    const EXPECTED: &'static str = "`limit`, `cold`, a whole number of tokens the estimate passes, or conditions as `summarize.trigger` takes them";
+    const EXAMPLES: &'static [&'static str] = &[
+        "limit",
+        "cold",
+        "0",
+        "500",
+        "5000",
+        "20000",
+        "input>50%",
+        "history>40%",
+        "tool_uses>2",
+    ];
 
     fn parse(text: &str) -> Option<ClearTrigger> {
         match text {
             "limit" => Some(ClearTrigger::Limit),
             "cold" => Some(ClearTrigger::Cold),
-            _ => text.parse().ok().map(ClearTrigger::Tokens),
+            _ => match text.parse() {
+                Ok(n) => Some(ClearTrigger::Tokens(n)),
+                Err(_) => match Fire::parse(text)? {
+                    Fire::Limit => Some(ClearTrigger::Limit),
+                    fire => Some(ClearTrigger::Fire(fire)),
+                },
+            },
         }
     }
 
@@ -75,7 +95,148 @@ impl Param for ClearTrigger {
             ClearTrigger::Tokens(n) => write!(out, "{n}"),
             ClearTrigger::Limit => out.write_str("limit"),
             ClearTrigger::Cold => out.write_str("cold"),
+            ClearTrigger::Fire(fire) => fire.write(out),
         }
+    }
+}
+
+/// Which tool calls `clear-tool-uses` empties besides their results (Anthropic's
+/// `clear_tool_inputs`): none, all, or those of some tools.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClearInputs {
+    /// Calls keep their arguments.
+    None,
+    /// Every cleared result's call is emptied too (`{}`).
+    All,
+    /// Only the calls of these tools.
+    Tools(Vec<String>),
+}
+
+impl ClearInputs {
+    /// Whether a call of `tool` is emptied with its result.
+    pub fn covers(&self, tool: &str) -> bool {
+        match self {
+            ClearInputs::None => false,
+            ClearInputs::All => true,
+            ClearInputs::Tools(tools) => tools.iter().any(|t| t == tool),
+        }
+    }
+}
+
+impl Param for ClearInputs {
+    const EXPECTED: &'static str = "`false`, `true`, or tool names separated by `/`";
+    const EXAMPLES: &'static [&'static str] = &["false", "true", "get_order/read_file"];
+
+    fn parse(text: &str) -> Option<ClearInputs> {
+        match text {
+            "false" | "" => Some(ClearInputs::None),
+            "true" => Some(ClearInputs::All),
+            _ => Some(ClearInputs::Tools(
+                text.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
+            )),
+        }
+    }
+
+    fn write(&self, out: &mut dyn Write) -> fmt::Result {
+        match self {
+            ClearInputs::None => out.write_str("false"),
+            ClearInputs::All => out.write_str("true"),
+            ClearInputs::Tools(tools) => out.write_str(&tools.join("/")),
+        }
+    }
+}
+
+crate::named! {
+    /// How far `clear-tool-uses` clears once it runs.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Until {
+        /// Until the request is under its trigger and the policy's target.
+        Fit = "fit",
+        /// Every result it may clear (stopping once `clear_at_least` is freed, when set), as
+        /// Anthropic's context editing and LangChain's `ClearToolUsesEdit` do.
+        All = "all",
+    }
+}
+
+crate::named! {
+    /// The placeholder `mask` writes.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum MaskStyle {
+        /// `[Output of TOOL omitted: N chars]`, only where it is shorter than the result.
+        Ctxbench = "ctxbench",
+        /// SWE-agent's `Old environment output: (N lines omitted)`, in place of every old result.
+        SweAgent = "swe-agent",
+    }
+}
+
+/// How many assistant turns keep their thinking (`clear-thinking`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThinkingKeep {
+    /// The last N turns that think.
+    Turns(usize),
+    /// Every turn: nothing is cleared.
+    All,
+}
+
+impl Param for ThinkingKeep {
+    const EXPECTED: &'static str = "a whole number of turns, or `all`";
+    const EXAMPLES: &'static [&'static str] = &["0", "1", "2", "all"];
+
+    fn parse(text: &str) -> Option<ThinkingKeep> {
+        match text {
+            "all" => Some(ThinkingKeep::All),
+            _ => text.parse().ok().map(ThinkingKeep::Turns),
+        }
+    }
+
+    fn write(&self, out: &mut dyn Write) -> fmt::Result {
+        match self {
+            ThinkingKeep::Turns(n) => write!(out, "{n}"),
+            ThinkingKeep::All => out.write_str("all"),
+        }
+    }
+}
+
+/// A named enum ([`crate::named!`]) is a parameter by its names; `EXPECTED` and `EXAMPLES`
+/// list them (a test holds them to the enum's own).
+macro_rules! named_params {
+    ($($t:ty: $expected:literal, [$($name:literal),*];)*) => {$(
+        impl Param for $t {
+            const EXPECTED: &'static str = $expected;
+            const EXAMPLES: &'static [&'static str] = &[$($name),*];
+
+            fn parse(text: &str) -> Option<$t> {
+                <$t>::parse(text)
+            }
+
+            fn write(&self, out: &mut dyn Write) -> fmt::Result {
+                out.write_str(self.as_str())
+            }
+        }
+    )*};
+}
+
+named_params! {
+    Until: "`fit` or `all`", ["fit", "all"];
+    MaskStyle: "`ctxbench` or `swe-agent`", ["ctxbench", "swe-agent"];
+    Style: "`ctxbench`, `claude-code`, `codex`, `langchain`, `openhands`, `swe-agent`, `adk` or `compaction`",
+        ["ctxbench", "claude-code", "codex", "langchain", "openhands", "swe-agent", "adk", "compaction"];
+}
+
+#[cfg(test)]
+mod named_tests {
+    use super::*;
+    use crate::named::Named;
+
+    fn names<T: Named>() -> Vec<&'static str> {
+        T::ALL.iter().map(|v| v.name()).collect()
+    }
+
+    #[test]
+    fn named_parameters_list_every_name() {
+        assert_eq!(Until::EXAMPLES, names::<Until>().as_slice());
+        assert_eq!(MaskStyle::EXAMPLES, names::<MaskStyle>().as_slice());
+        assert_eq!(Style::EXAMPLES, names::<Style>().as_slice());
     }
 }
 

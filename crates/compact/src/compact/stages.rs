@@ -8,9 +8,13 @@
 
 use std::fmt;
 
-use super::params::{ClearTrigger, Flavor, Param, Trigger};
+use super::amount::Amount;
+use super::fire::Fire;
+use super::params::{ClearInputs, ClearTrigger, Flavor, MaskStyle, Param, ThinkingKeep, Trigger, Until};
+use super::shape::{Place, Reads, Reread, Tail};
+use super::styles::Style;
 use super::work::{StageContext, Work};
-use super::{drop, mask, summarize, truncate};
+use super::{drop, mask, summarize, thinking, truncate};
 use crate::fact::FactKind;
 
 /// When a stage runs.
@@ -24,6 +28,8 @@ pub(crate) enum When {
     Always,
     /// Before every call; the stage checks its own trigger (`clear-tool-uses:trigger=N`).
     OwnTrigger,
+    /// When its own conditions fire ([`StageSpec::fire`]), which the compactor reads.
+    Own,
 }
 
 impl When {
@@ -273,21 +279,59 @@ stages! {
     };
 
     /// Level 3: one `summary` call summarises the oldest exchanges after the first request; a
-    /// user message `[Summary of earlier conversation]` replaces them.
+    /// user message `[Summary of earlier conversation]` replaces them. Its other parameters are
+    /// how the compactors people run summarize (their presets set them).
     Summarize = "summarize" {
         /// Kinds of facts the summary is told to keep.
         keep: Vec<FactKind> = vec![FactKind::Id, FactKind::Number, FactKind::Decision],
         /// The summary's size as a fraction of the span's.
         ratio: f64 = 0.1,
-        /// `true`: the summary request is the agent's own (its system prompt, tools and history
-        /// up to the span's end, then the instruction), so it reads the prompt cache; `false`: a
-        /// fixed summarizer prompt and the span.
-        aligned: bool = false,
+        /// `limit`: once the estimate passes the policy's limit; else its own conditions
+        /// (`reported>=90%`, `input>=150000/200000`, `turns>=31`, `events>240|input>100%`).
+        trigger: Fire = Fire::Limit,
+        /// Where the span starts and the summary goes: `span` after the first request, `first`
+        /// at the history's start, `after:K` after its first K messages.
+        place: Place = Place::Span,
+        /// What stays after the span: `fit` as few exchanges summarized as make it fit, or
+        /// `new`, `nothing`, the last `requests:N`, `messages:N`, `turns:N`, `events:N` or
+        /// `tokens:AMOUNT`.
+        tail: Tail = Tail::Fit,
+        /// What the summary call reads: `span` (a fixed prompt and the span), `last:AMOUNT` (the
+        /// span's last tokens), `transcript` (Google ADK's), `agent` (the agent's own request,
+        /// which reads its cache) or `history` (the same without its tools).
+        reads: Reads = Reads::Span,
+        /// The span's user messages carried over before the summary, newest first, up to this
+        /// many tokens (Codex's 20,000).
+        carry: Amount = Amount::Tokens(0),
+        /// Files read again after the summary: `FILES:AMOUNT`, each up to AMOUNT tokens.
+        reread: Reread = Reread::NONE,
+        /// `true`: an earlier summary in the span is summarized again; `false`: summaries stay
+        /// and the span starts after the last.
+        resummarize: bool = true,
+        /// Requests of the previous span the summarizer reads again (Google ADK's overlap).
+        overlap: usize = 0,
+        /// Whose prompt and summary message: `ctxbench`, `claude-code`, `codex`, `langchain`,
+        /// `openhands`, `swe-agent`, `adk` or `compaction` (a provider's compaction block).
+        style: Style = Style::Ctxbench,
     }
     alone: false,
     fresh: Request,
-    when: When::OverLimit,
-    run: |work, cx| summarize::summarize(work, keep, (*ratio, *aligned), cx);
+    when: if *trigger == Fire::Limit { When::OverLimit } else { When::Own },
+    run: |work, cx| {
+        let params = summarize::Params {
+            keep,
+            ratio: *ratio,
+            place: *place,
+            tail: *tail,
+            reads: *reads,
+            carry: *carry,
+            reread: *reread,
+            resummarize: *resummarize,
+            overlap: *overlap,
+            style: *style,
+        };
+        summarize::summarize(work, &params, cx)
+    };
 
     /// Observation masking: replaces tool results older than the last `m` by `[Output of <tool>
     /// omitted: N chars]`, oldest first.
@@ -297,12 +341,15 @@ stages! {
         /// `threshold`: while over the limit, down to the target; `always`: before every call;
         /// `cold`: also before a call that would find the provider's cache cold.
         trigger: Trigger = Trigger::Threshold,
+        /// `ctxbench`: `[Output of TOOL omitted: N chars]` where shorter; `swe-agent`: SWE-agent's
+        /// `Old environment output: (N lines omitted)` in place of every old result.
+        style: MaskStyle = MaskStyle::Ctxbench,
     }
     alone: false,
     fresh: ToolResult,
     when: When::of(*trigger),
     run: |work, cx| {
-        mask::mask(work, *m, *trigger == Trigger::Always);
+        mask::mask(work, *m, *trigger == Trigger::Always, *style);
         true
     };
 
@@ -325,14 +372,23 @@ stages! {
     /// last `keep` by `[cleared]`, oldest first, once the estimate passes `trigger`.
     ClearToolUses = "clear-tool-uses" {
         /// Start when the estimate passes this many tokens; `limit`: the policy's limit; `cold`:
-        /// the limit, or a call that would find the provider's cache cold.
+        /// the limit, or a call that would find the provider's cache cold; or conditions as
+        /// `summarize.trigger` takes them (`input>100000/200000`, `tool_uses>30`).
         trigger: ClearTrigger = ClearTrigger::Limit,
         /// How many recent tool results are never cleared.
         keep: usize = 3,
         /// Clear nothing unless at least this many tokens are freed.
-        clear_at_least: u64 = 0,
+        clear_at_least: Amount = Amount::Tokens(0),
         /// Tools whose results are never cleared.
         exclude: Vec<String> = Vec::new(),
+        /// The calls emptied with their results (`{}`): `false`, `true`, or tools' names.
+        inputs: ClearInputs = ClearInputs::None,
+        /// `fit`: until under the trigger and the target; `all`: every result it may clear,
+        /// stopping once `clear_at_least` is freed when that is set.
+        until: Until = Until::Fit,
+        /// `true`: each call clears from the history as the client keeps it, untouched (a
+        /// server's context editing, LangChain's middleware); `false`: what it cleared stays so.
+        stateless: bool = false,
     }
     alone: false,
     fresh: ToolResult,
@@ -340,19 +396,39 @@ stages! {
         ClearTrigger::Limit => When::OverLimit,
         ClearTrigger::Cold => When::OverLimitOrCold,
         ClearTrigger::Tokens(_) => When::OwnTrigger,
+        ClearTrigger::Fire(_) => When::Own,
     },
     run: |work, cx| {
         let clear = mask::Clear {
             trigger: match trigger {
-                _ if cx.cold_run => 0,
-                ClearTrigger::Tokens(n) => *n,
-                ClearTrigger::Limit | ClearTrigger::Cold => cx.limit,
+                _ if cx.cold_run => Some(0),
+                ClearTrigger::Tokens(n) => Some(*n),
+                ClearTrigger::Limit | ClearTrigger::Cold => Some(cx.limit),
+                // Its conditions fired: it runs, down to the policy's target.
+                ClearTrigger::Fire(_) => None,
             },
             keep: *keep,
-            clear_at_least: *clear_at_least,
+            clear_at_least: clear_at_least.resolve(cx.window),
             exclude,
+            inputs,
+            until: *until,
         };
         mask::clear_tool_uses(work, &clear);
+        true
+    };
+
+    /// Thinking clearing as in Anthropic's context editing: an assistant turn's thinking
+    /// (`reasoning_content`, `reasoning` or `thinking` of a chat message) is removed from all
+    /// but the last `keep` turns that think.
+    ClearThinking = "clear-thinking" {
+        /// How many recent thinking turns keep it: a number, or `all`.
+        keep: ThinkingKeep = ThinkingKeep::Turns(1),
+    }
+    alone: false,
+    fresh: Request,
+    when: When::Always,
+    run: |work, cx| {
+        thinking::clear_thinking(work, *keep);
         true
     };
 
@@ -404,8 +480,9 @@ pub fn stages_help() -> String {
     out
 }
 
-/// `text` after `head`, wrapped at 96 characters, later lines indented as far as `head`.
-fn hanging(head: &str, text: &str) -> String {
+/// `text` after `head`, wrapped at 96 characters, later lines indented as far as `head`: how
+/// `--help` and `ctxbench presets` lay out a name and what it means.
+pub fn hanging(head: &str, text: &str) -> String {
     const WIDTH: usize = 96;
     let indent = head.chars().count();
     let mut out = head.to_owned();
@@ -434,6 +511,27 @@ impl StageSpec {
         STAGES.iter().find(|s| s.name == name).unwrap_or(&STAGES[0])
     }
 
+    /// Its own conditions, when they and not the policy's limit start it.
+    pub(crate) fn fire(&self) -> Option<&Fire> {
+        match self {
+            StageSpec::Summarize {
+                trigger: fire @ Fire::Any(_),
+                ..
+            }
+            | StageSpec::ClearToolUses {
+                trigger: ClearTrigger::Fire(fire),
+                ..
+            } => Some(fire),
+            _ => None,
+        }
+    }
+
+    /// Whether each call works from the history as the client keeps it, untouched by this
+    /// stage's earlier calls (`clear-tool-uses:stateless=true`).
+    pub(crate) fn stateless(&self) -> bool {
+        matches!(self, StageSpec::ClearToolUses { stateless: true, .. })
+    }
+
     /// Parses one stage: `name` or `name:key=value,key=value`.
     pub(crate) fn parse(text: &str) -> Result<StageSpec, StrategyError> {
         let (name, params) = match text.split_once(':') {
@@ -458,7 +556,13 @@ impl StageSpec {
             let Some((key, value)) = param.split_once('=') else {
                 return Err(err(format!("`{param}` in stage `{name}` is not key=value")));
             };
-            stage.set(key.trim(), value.trim())?;
+            // `summarize:aligned=` is what `reads` was called before it had more than two values.
+            let (key, value) = match (name, key.trim(), value.trim()) {
+                ("summarize", "aligned", "true") => ("reads", "agent"),
+                ("summarize", "aligned", "false") => ("reads", "span"),
+                (_, key, value) => (key, value),
+            };
+            stage.set(key, value)?;
         }
         Ok(stage)
     }
@@ -494,7 +598,7 @@ mod tests {
             }
             for p in info.params {
                 let bad = StageSpec::default_of(info.name).expect("declared").set(p.key, "\u{1}");
-                if p.expected.starts_with("tool names") {
+                if p.expected.contains("tool names") {
                     continue;
                 }
                 assert_eq!(

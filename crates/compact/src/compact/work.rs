@@ -31,6 +31,9 @@ pub(crate) struct StageContext<'a> {
     /// The estimate is over the limit (else the stage runs for its trigger alone: `always`, or a
     /// cold cache), so a rewrite may cost more than what it replaces (`truncate`'s notes).
     pub over: bool,
+    /// What the running stage kept from its last run for its next (a summary's last requests,
+    /// which the next one reads again).
+    pub stash: Vec<Message>,
 }
 
 /// What a compaction did to the history, message by message.
@@ -58,6 +61,7 @@ pub(crate) struct Work<'a> {
     removed: Vec<bool>,
     pending_removals: bool,
     total: u64,
+    prefix: u64,
     counter: &'a dyn TokenCounter,
     /// The estimate the stages work down to: the policy's target (the limit, unless a lower
     /// target is set), or 0 when a stage is to go as far as it can.
@@ -66,6 +70,9 @@ pub(crate) struct Work<'a> {
     pub keep: usize,
     /// What was done so far.
     pub counts: Counts,
+    /// While set, each message changed in place is logged once, as it was before
+    /// ([`Work::start_log`]), so that a stateless stage's edits can be undone on the next call.
+    log: Option<Vec<(usize, Message)>>,
 }
 
 impl<'a> Work<'a> {
@@ -85,10 +92,31 @@ impl<'a> Work<'a> {
             removed,
             pending_removals: false,
             total,
+            prefix: prefix_units,
             counter,
             goal,
             keep,
             counts: Counts::default(),
+            log: None,
+        }
+    }
+
+    /// Starts logging the messages changed in place, each once as it was.
+    pub(crate) fn start_log(&mut self) {
+        self.log = Some(Vec::new());
+    }
+
+    /// Stops logging; the messages changed since [`Work::start_log`], as they were, by index.
+    pub(crate) fn take_log(&mut self) -> Vec<(usize, Message)> {
+        self.log.take().unwrap_or_default()
+    }
+
+    /// Logs message `i` as it is, before a change, if logging and not logged yet.
+    fn remember(&mut self, i: usize) {
+        if let Some(log) = self.log.as_mut() {
+            if !log.iter().any(|(j, _)| *j == i) {
+                log.push((i, self.messages[i].clone()));
+            }
         }
     }
 
@@ -158,8 +186,29 @@ impl<'a> Work<'a> {
         self.units[i].saturating_sub(self.counter.units_with_content(&self.messages[i], content))
     }
 
+    /// Changes message `i` otherwise than its content (a call's arguments, a field removed),
+    /// and counts it again.
+    pub(crate) fn edit(&mut self, i: usize, change: impl FnOnce(&mut Message)) {
+        self.remember(i);
+        change(&mut self.messages[i]);
+        let units = self.counter.message_units(&self.messages[i]);
+        self.total = self.total - self.units[i] + units;
+        self.units[i] = units;
+    }
+
+    /// The estimate of the messages alone, without the system prompt and tool schemas.
+    pub(crate) fn history_estimate(&self) -> u64 {
+        self.counter.tokens(self.total - self.prefix)
+    }
+
+    /// The counter's tokens for `units` of it.
+    pub(crate) fn tokens_of(&self, units: u64) -> u64 {
+        self.counter.tokens(units)
+    }
+
     /// Sets message `i`'s content, which costs `units`.
     fn set(&mut self, i: usize, content: String, units: u64) {
+        self.remember(i);
         self.messages[i].set_content(content);
         self.total = self.total - self.units[i] + units;
         self.units[i] = units;

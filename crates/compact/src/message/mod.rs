@@ -23,8 +23,9 @@ pub(crate) use fields::{Call, FieldValue, Key};
 use crate::costs::{Costs, FINGERPRINT, TEXT_CODE_POINTS, TEXT_UTF16};
 use crate::json_len::{code_points, utf16_len};
 
-/// What a ctxbench summary message starts with; such a user message is not a request.
-pub const SUMMARY_PREFIX: &str = "[Summary of earlier conversation]";
+/// What a ctxbench summary message starts with; such a user message is not a request (nor are
+/// the summaries of the compactors people run, [`crate::summaries`]).
+pub const SUMMARY_PREFIX: &str = crate::summaries::CTXBENCH;
 
 crate::named! {
     /// Who wrote a message (its wire name).
@@ -304,6 +305,23 @@ impl Message {
         Ok(())
     }
 
+    /// Whether the message has a field of this name.
+    pub fn has_field(&self, name: &str) -> bool {
+        self.fields.iter().any(|(k, _)| k.as_str() == name)
+    }
+
+    /// Removes the field of this name (never `role`); says whether there was one. What the
+    /// message cost is forgotten.
+    pub fn remove_field(&mut self, name: &str) -> bool {
+        let before = self.fields.len();
+        self.fields.retain(|(k, _)| *k == Key::Role || k.as_str() != name);
+        let removed = self.fields.len() < before;
+        if removed {
+            self.costs.forget();
+        }
+        removed
+    }
+
     /// The fields in order, as a JSON writer or a length reads them.
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&Key, FieldValue<'_>)> {
         self.fields.iter().map(|(k, v)| {
@@ -320,6 +338,12 @@ impl Message {
     /// Where the message came from in a body of another wire format (`wire/`).
     pub(crate) fn origin(&self) -> Option<u32> {
         self.origin
+    }
+
+    /// The message as a new one, its mark gone: written as itself, not as what it came from.
+    pub(crate) fn detached(mut self) -> Message {
+        self.origin = None;
+        self
     }
 
     /// The message, marked as coming from piece `origin` of a body of another wire format.
@@ -372,9 +396,10 @@ impl Message {
         self.slot(&Key::Content) == other.slot(&Key::Content)
     }
 
-    /// Whether this message opens a request: a user message that is not a ctxbench summary.
+    /// Whether this message opens a request: a user message that is not a summary, nor what a
+    /// compaction brought back with one ([`crate::summaries::not_the_users`]).
     pub fn is_request(&self) -> bool {
-        self.role == Role::User && !self.content_str().is_some_and(|c| c.starts_with(SUMMARY_PREFIX))
+        self.role == Role::User && !self.content_str().is_some_and(crate::summaries::not_the_users)
     }
 
     /// The content when it is a plain string.

@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{Builder, Piece, RuleError, Source, chat_tool, plain_message, string_field, text_of};
+use super::{Builder, Piece, RuleError, Source, chat_tool, opaque, plain_message, string_field, text_of};
 use crate::message::{Message, Role, kind};
 
 /// The blocks of a message's content: an array, or none for a string.
@@ -74,12 +74,29 @@ pub(super) fn read(rest: Option<&Map<String, Value>>, list: &[Value]) -> Result<
                         ));
                     }
                 }
-                if assistant {
-                    out.push_value(assistant_message(blocks, &at)?, Piece::Whole { item });
-                } else if blocks.is_empty() {
-                    out.push_value(json!({"role": "user", "content": []}), Piece::Whole { item });
-                } else {
-                    user_blocks(&mut out, blocks, item, &at)?;
+                let compaction = blocks.iter().position(|b| block_type(b) == "compaction");
+                match compaction {
+                    // A provider's compaction is a message of its own, what came before and after
+                    // it others, so that the history shows where the server starts reading.
+                    Some(c) if assistant => {
+                        let parts = [(0, c), (c, c + 1), (c + 1, blocks.len())];
+                        for (first, end) in parts.into_iter().filter(|(f, e)| e > f) {
+                            out.push_value(
+                                assistant_message(&blocks[first..end], &at)?,
+                                Piece::Blocks {
+                                    item,
+                                    first: first as u32,
+                                    count: (end - first) as u32,
+                                    joined: false,
+                                },
+                            );
+                        }
+                    }
+                    _ if assistant => out.push_value(assistant_message(blocks, &at)?, Piece::Whole { item }),
+                    _ if blocks.is_empty() => {
+                        out.push_value(json!({"role": "user", "content": []}), Piece::Whole { item });
+                    }
+                    _ => user_blocks(&mut out, blocks, item, &at)?,
                 }
             }
             other => {
@@ -127,13 +144,23 @@ fn assistant_message(blocks: &[Value], at: &str) -> Result<Value, RuleError> {
             calls.push(json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}));
         }
     }
-    let has_text = blocks.iter().any(|b| matches!(block_type(b), "text" | "thinking"));
+    let has_text = blocks
+        .iter()
+        .any(|b| matches!(block_type(b), "text" | "thinking" | "compaction"));
     let mut message = Map::new();
     message.insert("role".into(), json!("assistant"));
     message.insert(
         "content".into(),
         if has_text {
-            Value::String(text_of(blocks, &["text", "thinking"]))
+            // A compaction block reads as ctxbench's compaction message.
+            match blocks.iter().find(|b| block_type(b) == "compaction") {
+                // A compaction without content failed: the server treats it as nothing.
+                Some(b) => Value::String(match b.get("content").and_then(Value::as_str) {
+                    Some(summary) => opaque::message_text(summary),
+                    None => "[Compaction failed]".to_owned(),
+                }),
+                None => Value::String(text_of(blocks, &["text", "thinking"])),
+            }
         } else {
             Value::Null
         },
@@ -215,7 +242,7 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
         match source.piece(message) {
             Some(Piece::System) => {}
             Some(Piece::Whole { item }) => {
-                out.push(source.items[item as usize].clone());
+                out.push(emptied_inputs(&source.items[item as usize], message));
                 open = None;
             }
             Some(Piece::Blocks {
@@ -228,6 +255,8 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
                 let span = &blocks(original)[first as usize..(first + count) as usize];
                 let new: Vec<Value> = if message.role() == Role::Tool {
                     vec![result_block(&span[0], message, joined)]
+                } else if message.role() == Role::Assistant {
+                    span.iter().map(|b| emptied_input(b, message)).collect()
                 } else {
                     span.to_vec()
                 };
@@ -247,12 +276,49 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
             }
             Some(Piece::Items { .. }) => unreachable!("Responses pieces in an Anthropic body"),
             None => {
-                out.push(plain_message(message));
+                let text = message.text();
+                match opaque::summary_of(&text) {
+                    Some(summary) if message.role() == Role::Assistant => {
+                        out.push(json!({"role": "assistant", "content": [{"type": "compaction", "content": summary}]}))
+                    }
+                    _ => out.push(plain_message(message)),
+                }
                 open = None;
             }
         }
     }
     out
+}
+
+/// An assistant message as read, but for the `tool_use` inputs a strategy emptied
+/// (`clear-tool-uses:inputs`): those written `{}`. Every other message as read.
+fn emptied_inputs(original: &Value, message: &Message) -> Value {
+    if message.role() != Role::Assistant || !message.calls().any(|c| c.arguments == "{}") {
+        return original.clone();
+    }
+    let mut written = original.clone();
+    if let Some(Value::Array(blocks)) = written.get_mut("content") {
+        for block in blocks.iter_mut() {
+            *block = emptied_input(block, message);
+        }
+    }
+    written
+}
+
+/// A block as read, but a `tool_use` whose call the message now holds with `{}`: its input `{}`.
+fn emptied_input(block: &Value, message: &Message) -> Value {
+    let id = block.get("id").and_then(Value::as_str);
+    let emptied = block_type(block) == "tool_use"
+        && block
+            .get("input")
+            .is_some_and(|i| i.as_object().is_none_or(|o| !o.is_empty()))
+        && id.is_some_and(|id| message.calls().any(|c| c.id == id && c.arguments == "{}"));
+    if !emptied {
+        return block.clone();
+    }
+    let mut written = block.clone();
+    written["input"] = json!({});
+    written
 }
 
 /// A `tool_result` block as the message now holds it: unchanged, the block as read; rewritten,

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::Format;
+use super::{Format, opaque};
 use crate::message::{Message, Role};
 
 /// The body of a request in `format`: the system prompt, the messages and the chat `tools`.
@@ -65,6 +65,12 @@ fn anthropic(system: Option<&Message>, messages: &[Message], tools: &[Value]) ->
                     block.insert("content".into(), content.into_owned());
                 }
                 results.push(Value::Object(block));
+            }
+            Role::Assistant if opaque::summary_of(&message.text()).is_some() => {
+                flush(&mut list, &mut results);
+                let text = message.text();
+                let summary = opaque::summary_of(&text).unwrap_or_default();
+                list.push(json!({"role": "assistant", "content": [{"type": "compaction", "content": summary}]}));
             }
             Role::Assistant => {
                 flush(&mut list, &mut results);
@@ -128,6 +134,11 @@ fn responses(system: Option<&Message>, messages: &[Message], tools: &[Value]) ->
                 "call_id": message.tool_call_id().unwrap_or_default(),
                 "output": content_of(message),
             })),
+            Role::Assistant if opaque::summary_of(&message.text()).is_some() => {
+                let text = message.text();
+                let summary = opaque::summary_of(&text).unwrap_or_default();
+                input.push(json!({"type": "compaction", "encrypted_content": opaque::encrypt(summary)}));
+            }
             Role::Assistant => {
                 let text = message.text();
                 if !text.is_empty() || !message.has_calls() {

@@ -21,6 +21,7 @@
 mod anthropic;
 mod convert;
 mod marks;
+mod opaque;
 mod responses;
 
 pub use convert::body_from_chat;

@@ -6,12 +6,14 @@
 //! the items Codex sends (`codex-rs/protocol/src/models.rs` of openai/codex): `message` (role,
 //! content of `input_text` / `output_text` parts), `function_call` (`call_id`, `name`,
 //! `arguments`), `function_call_output` (`call_id`, `output`), `custom_tool_call` (`input`),
-//! `local_shell_call` (`action`), `reasoning` (`summary`, `encrypted_content`). A reasoning item
+//! `local_shell_call` (`action`), `reasoning` (`summary`, `encrypted_content`), `compaction`
+//! (`encrypted_content`, <https://developers.openai.com/api/docs/guides/compaction>, checked
+//! 2026-12-06). A reasoning item
 //! must be followed by the item it reasoned toward, and a call's output names its `call_id`.
 
 use serde_json::{Map, Value, json};
 
-use super::{Builder, Piece, RuleError, Source, chat_tool, plain_message, string_field, text_of};
+use super::{Builder, Piece, RuleError, Source, chat_tool, opaque, plain_message, string_field, text_of};
 use crate::message::{Message, Role, kind};
 
 /// What an item is, for grouping.
@@ -125,9 +127,16 @@ pub(super) fn read(
                 i += 1;
             }
             Item::Model => {
-                let end = (i..list.len())
-                    .find(|&j| classify(&list[j]) != Item::Model)
-                    .unwrap_or(list.len());
+                // A run of model items, but a compaction item is a message of its own, so that the
+                // history shows where the server starts reading.
+                let compaction = |j: usize| item_type(&list[j]) == "compaction";
+                let end = if compaction(i) {
+                    i + 1
+                } else {
+                    (i..list.len())
+                        .find(|&j| classify(&list[j]) != Item::Model || compaction(j))
+                        .unwrap_or(list.len())
+                };
                 out.push_value(
                     model_turn(&list[i..end]),
                     Piece::Items {
@@ -155,6 +164,13 @@ fn model_turn(items: &[Value]) -> Value {
                 Some(Value::Array(parts)) => text.push_str(&text_of(parts, &["text", "refusal"])),
                 _ => {}
             },
+            "compaction" => {
+                let content = item
+                    .get("encrypted_content")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                text.push_str(&opaque::message_text(&opaque::decrypt(content)));
+            }
             "reasoning" => {
                 for field in ["summary", "content"] {
                     if let Some(parts) = item.get(field).and_then(Value::as_array) {
@@ -225,13 +241,19 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
                 } else if let Value::String(s) = &items[0] {
                     out.push(json!({"role": "user", "content": s}));
                 } else {
-                    out.extend(items.iter().cloned());
+                    out.extend(items.iter().map(|item| emptied_arguments(item, message)));
                 }
             }
             Some(_) => unreachable!("Anthropic pieces in a Responses body"),
             None => {
                 only_the_string = false;
-                out.push(plain_message(message));
+                let text = message.text();
+                match opaque::summary_of(&text) {
+                    Some(summary) if message.role() == Role::Assistant => {
+                        out.push(json!({"type": "compaction", "encrypted_content": opaque::encrypt(summary)}));
+                    }
+                    _ => out.push(plain_message(message)),
+                }
             }
         }
     }
@@ -239,6 +261,21 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
         return source.items[0].clone();
     }
     Value::Array(out)
+}
+
+/// A model item as read, but a call whose arguments a strategy emptied
+/// (`clear-tool-uses:inputs`): its `arguments` written `{}`.
+fn emptied_arguments(item: &Value, message: &Message) -> Value {
+    let id = item.get("call_id").and_then(Value::as_str);
+    let emptied = is_call(item)
+        && item.get("arguments").is_some_and(|a| a != "{}")
+        && id.is_some_and(|id| message.calls().any(|c| c.id == id && c.arguments == "{}"));
+    if !emptied {
+        return item.clone();
+    }
+    let mut written = item.clone();
+    written["arguments"] = json!("{}");
+    written
 }
 
 /// An output item as the message now holds it: unchanged, as read; rewritten, with its new

@@ -3,7 +3,7 @@
 //! null and array contents, tiny and huge results, CJK, emoji and control characters, later
 //! system messages, pending calls at the end), policies and strategies.
 
-use ctxbench_compact::compact::{STAGES, StageInfo};
+use ctxbench_compact::compact::{PRESETS, STAGES, StageInfo};
 use ctxbench_compact::{Conversation, Message, Policy, Role};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -62,6 +62,10 @@ fn step() -> impl Strategy<Value = Step> {
 
 fn push_step(out: &mut Vec<Message>, step: &Step, answered: bool) {
     match step {
+        // Replies of an even length think aloud (a chat message's `reasoning_content`).
+        Step::Reply(content) if content.as_str().is_some_and(|c| c.len() % 2 == 0) => out.push(message(
+            json!({"role": "assistant", "content": content, "reasoning_content": "Let me think."}),
+        )),
         Step::Reply(content) => out.push(message(json!({"role": "assistant", "content": content}))),
         Step::Calls {
             tools,
@@ -174,6 +178,47 @@ pub fn stage() -> impl Strategy<Value = String> {
                 format!("{}:{}", info.name, params.join(","))
             }
         })
+    })
+}
+
+/// A preset with one parameter drawn from its examples (or none), those its vendor refuses left
+/// out (Anthropic's trigger under 50,000); its token amounts scale to the drawn window, so it
+/// compacts on these short histories.
+pub fn preset() -> impl Strategy<Value = String> {
+    let presets: Vec<&'static ctxbench_compact::compact::PresetInfo> = PRESETS.iter().collect();
+    prop::sample::select(presets).prop_flat_map(|info| {
+        let params: Vec<(&'static str, &'static str)> = info
+            .params
+            .iter()
+            .flat_map(|p| p.examples.iter().map(move |e| (p.key, *e)))
+            .filter(|(key, value)| {
+                format!("{}:{key}={value}", info.name)
+                    .parse::<ctxbench_compact::Strategy>()
+                    .is_ok()
+            })
+            .collect();
+        prop::option::weighted(0.5, prop::sample::select(params)).prop_map(move |param| match param {
+            Some((key, value)) => format!("{}:{key}={value}", info.name),
+            None => info.name.to_owned(),
+        })
+    })
+}
+
+/// `summarize` with every parameter drawn from its examples.
+pub fn summary_stage() -> impl Strategy<Value = String> {
+    let info = STAGES
+        .iter()
+        .find(|s| s.name == "summarize")
+        .expect("summarize is declared");
+    let values: Vec<_> = info.params.iter().map(|p| prop::sample::select(p.examples)).collect();
+    values.prop_map(move |values| {
+        let params: Vec<String> = info
+            .params
+            .iter()
+            .zip(values)
+            .map(|(p, v)| format!("{}={v}", p.key))
+            .collect();
+        format!("summarize:{}", params.join(","))
     })
 }
 

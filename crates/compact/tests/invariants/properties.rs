@@ -1,12 +1,12 @@
 //! The invariants every strategy keeps (`docs/strategies.md`), over generated histories, random policies and every strategy and
 //! pipeline: at least 1,000 cases per property (`PROPTEST_CASES` raises it).
 
-use ctxbench_compact::compact::{Compaction, StageSpec};
+use ctxbench_compact::compact::{Compaction, StageSpec, THINKING_FIELDS, Until, is_summary};
 use ctxbench_compact::conversation::{first_user, keep_from};
 use ctxbench_compact::{Compactor, Conversation, CounterKind, Message, Policy, Role, Strategy, check_pairing};
 use proptest::prelude::*;
 
-use crate::generate::{conversation, policy, strategy};
+use crate::generate::{conversation, policy, preset, strategy, summary_stage};
 
 pub(crate) fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")
@@ -47,9 +47,29 @@ fn estimate(c: &Conversation, strategy: &str, estimator: CounterKind) -> u64 {
     counter.count(c.system.as_ref(), &c.messages, &c.tools)
 }
 
-/// Strategies that protect the last requests (all but `mask` and `clear-tool-uses`).
+/// Strategies that protect the last requests (all but `mask`, `clear-tool-uses` and
+/// `clear-thinking`).
 fn protects_requests(strategy: &str) -> bool {
-    !strategy.contains("mask") && !strategy.contains("clear-tool-uses")
+    !strategy.contains("mask") && !strategy.contains("clear-tool-uses") && !strategy.contains("clear-thinking")
+}
+
+/// Strategies that may raise the estimate: `truncate`'s notes and the reference listing where
+/// they cannot fit anyway, SWE-agent's placeholder on results shorter than it.
+fn may_grow(strategy: &str) -> bool {
+    strategy.contains("truncate") || strategy.starts_with("reference") || strategy.contains("style=swe-agent")
+}
+
+/// The messages without their thinking, which `clear-thinking` removes from any assistant turn.
+fn unthought(messages: &[Message], strategy: &str) -> Vec<Message> {
+    let mut out = messages.to_vec();
+    if strategy.contains("clear-thinking") {
+        for m in &mut out {
+            for field in THINKING_FIELDS {
+                m.remove_field(field);
+            }
+        }
+    }
+    out
 }
 
 /// For a strategy of `mask` and `clear-tool-uses` stages only: how many recent results it protects.
@@ -86,10 +106,11 @@ proptest! {
         let pairing = check_pairing(&c.messages).expect("generated histories keep the pairing rule");
         prop_assert_eq!(check_pairing(&after.messages), Ok(pairing));
 
-        // The system prompt, the preamble and the first request message are untouched.
+        // The system prompt, the preamble and the first request message are untouched (but for
+        // their thinking, which `clear-thinking` takes from any turn).
         prop_assert_eq!(&after.system, &c.system);
         let head = first_user(&c.messages).map_or(c.messages.len(), |i| i + 1);
-        prop_assert_eq!(&after.messages[..head], &c.messages[..head]);
+        prop_assert_eq!(unthought(&after.messages[..head], &strategy), unthought(&c.messages[..head], &strategy));
         // Later system messages all stay, in order.
         prop_assert_eq!(instructions(&after.messages), instructions(&c.messages));
 
@@ -113,16 +134,27 @@ proptest! {
         // except through truncation notes when the strategy cannot fit anyway.
         prop_assert_eq!(done.tokens_before, estimate(&c, &strategy, estimator));
         prop_assert_eq!(done.tokens_after, estimate(&after, &strategy, estimator));
-        if strategy.contains("truncate") || strategy.starts_with("reference") {
+        if strategy.contains("style=swe-agent") {
+            // SWE-agent replaces every old result, the short ones too.
+        } else if may_grow(&strategy) {
             prop_assert!(done.tokens_after <= done.tokens_before || done.cannot_fit);
         } else {
             prop_assert!(done.tokens_after <= done.tokens_before);
         }
         prop_assert_eq!(done.cannot_fit, done.tokens_after > done.limit);
 
-        // Compacting twice equals compacting once.
-        let (again, _) = compact(&after, &strategy, &policy, estimator);
-        prop_assert_eq!(again, after);
+        // Compacting twice equals compacting once, but where a clearing stops once it freed a
+        // given amount (`until=all` with `clear_at_least`): in place, the next call clears as
+        // much again (a stateless stage clears from the original history each time instead).
+        let clears_an_amount = strategy.parse::<Strategy>().is_ok_and(|s| {
+            s.stages.iter().any(|stage| {
+                matches!(stage, StageSpec::ClearToolUses { until: Until::All, clear_at_least, .. } if !clear_at_least.is_zero())
+            })
+        });
+        if !clears_an_amount {
+            let (again, _) = compact(&after, &strategy, &policy, estimator);
+            prop_assert_eq!(again, after);
+        }
     }
 
     /// The result fits whenever the strategy's means allow it: if doing all it can (a limit of
@@ -131,6 +163,10 @@ proptest! {
     fn fits_whenever_the_means_allow(
         c in conversation(), policy in policy(), strategy in strategy(), estimator in estimator()
     ) {
+        // Stages with their own conditions run when those hold, whatever the limit.
+        if strategy.contains('>') {
+            return Ok(());
+        }
         let mut most = c.clone();
         let all_it_can = compactor(&strategy, &policy, estimator).compact_to(&mut most, 0);
         let (_, done) = compact(&c, &strategy, &policy, estimator);
@@ -214,6 +250,60 @@ proptest! {
             let kept = c.messages.len() - tail.max(head);
             prop_assert_eq!(&after.messages[after.messages.len() - kept..], &c.messages[c.messages.len() - kept..]);
             prop_assert!(done.tokens_after <= done.tokens_before);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// `summarize` with any of its parameters, and every preset, keep pairing and every
+    /// instruction, never raise the estimate (but SWE-agent's placeholders), never take a
+    /// summary for a request, and keep the head where their span starts after it. A stateless
+    /// preset compacts twice as once.
+    #[test]
+    fn every_summary_and_preset_keeps_the_invariants(
+        c in conversation(),
+        policy in policy(),
+        strategy in prop_oneof![summary_stage(), preset()],
+        estimator in estimator(),
+    ) {
+        let mut after = c.clone();
+        let mut compactor = compactor(&strategy, &policy, estimator);
+        let done = compactor.compact_with(&mut after, &mut Fixed);
+        let pairing = check_pairing(&c.messages).expect("generated histories keep the pairing rule");
+        prop_assert_eq!(check_pairing(&after.messages), Ok(pairing), "{}", strategy);
+        prop_assert_eq!(&after.system, &c.system);
+        prop_assert_eq!(instructions(&after.messages), instructions(&c.messages));
+        prop_assert_eq!(done.tokens_after, estimate(&after, &strategy, estimator));
+        if !may_grow(&strategy) && !strategy.starts_with("swe-agent") {
+            prop_assert!(done.tokens_after <= done.tokens_before, "{} grew", strategy);
+        }
+        prop_assert_eq!(done.cannot_fit, done.tokens_after > done.limit);
+        // A summary, whoever writes it, opens no request.
+        for m in after.messages.iter().filter(|m| is_summary(m)) {
+            prop_assert!(!m.is_request(), "{}: {:?}", strategy, m.text());
+        }
+        // Where the span starts after the head, the head is untouched.
+        let parsed: Strategy = strategy.parse().expect("generated strategies parse");
+        for stage in &parsed.stages {
+            let kept = match stage {
+                StageSpec::Summarize { place: ctxbench_compact::compact::Place::Span, .. } => {
+                    first_user(&c.messages).map_or(0, |i| i + 1)
+                }
+                StageSpec::Summarize { place: ctxbench_compact::compact::Place::After(k), .. } => {
+                    (*k).min(c.messages.len())
+                }
+                _ => 0,
+            };
+            if parsed.stages.len() == 1 {
+                prop_assert_eq!(&after.messages[..kept], &c.messages[..kept], "{}", strategy);
+            }
+        }
+        if parsed.stages.iter().all(|s| matches!(s, StageSpec::ClearToolUses { stateless: true, .. })) {
+            let mut again = after.clone();
+            compactor.compact_with(&mut again, &mut Fixed);
+            prop_assert_eq!(again, after, "{} compacts again what it compacted", strategy);
         }
     }
 }

@@ -301,3 +301,69 @@ fn a_format_can_be_named_and_a_string_input_stays_a_string() {
     let error = RequestBody::parse_as(&body.to_string(), "b", Some(Format::Chat)).expect_err("not chat");
     assert!(error.to_string().contains("--format responses"), "{error}");
 }
+
+/// A provider's compaction (Anthropic's `compaction` block, OpenAI's `compaction` item) reads as
+/// a message of its own that shows the summary, and writes back byte for byte; one ctxbench
+/// writes (a preset's) becomes the format's block or item, OpenAI's encrypted.
+#[test]
+fn a_providers_compaction_reads_as_its_own_message_and_writes_back() {
+    let anthropic = json!({"system": "s", "messages": [
+        {"role": "user", "content": "Where is order 4471?"},
+        {"role": "assistant", "content": [
+            {"type": "compaction", "content": "The user asked about order 4471.", "encrypted_content": "e1"},
+            {"type": "text", "text": "Looking it up."},
+            {"type": "tool_use", "id": "t1", "name": "get_order", "input": {"order": 4471}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "shipped"}]}]});
+    let responses = json!({"instructions": "s", "input": [
+        {"role": "user", "content": "Where is order 4471?"},
+        {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAA-opaque"},
+        {"type": "function_call", "call_id": "c1", "name": "get_order", "arguments": "{\"order\":4471}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "shipped"}]});
+    for (body, format, summary) in [
+        (
+            anthropic,
+            Format::Anthropic,
+            "[Compaction]\nThe user asked about order 4471.",
+        ),
+        (responses, Format::Responses, "[Compaction]\ngAAAA-opaque"),
+    ] {
+        let text = body.to_string();
+        let read = RequestBody::parse(&text, "body").expect("parses");
+        let roles: Vec<Role> = read.conversation.messages.iter().map(Message::role).collect();
+        assert_eq!(
+            roles,
+            [Role::User, Role::Assistant, Role::Assistant, Role::Tool],
+            "{format}"
+        );
+        assert_eq!(read.conversation.messages[1].text(), summary, "{format}");
+        assert!(read.conversation.messages[2].has_calls(), "{format}");
+        assert_eq!(read.into_value(), body, "{format} written back");
+    }
+
+    // What a preset writes: `[Compaction]` then the summary, as the format's own block or item.
+    let history = vec![
+        Message::new(Role::Assistant, "[Compaction]\nKey facts: order 4471."),
+        Message::new(Role::User, "And now?"),
+    ];
+    let anthropic = body_from_chat(Format::Anthropic, None, &history, &[]);
+    let written = RequestBody::parse(&anthropic.to_string(), "a")
+        .expect("parses")
+        .into_value();
+    assert_eq!(
+        list(&written)[0],
+        json!({"role": "assistant", "content": [{"type": "compaction", "content": "Key facts: order 4471."}]})
+    );
+    let responses = body_from_chat(Format::Responses, None, &history, &[]);
+    let written = RequestBody::parse(&responses.to_string(), "r").expect("parses");
+    let item = &list(&written.clone().into_value())[0].clone();
+    assert_eq!(item["type"], "compaction");
+    assert!(
+        item["encrypted_content"].as_str().is_some_and(|e| !e.contains("4471")),
+        "{item}"
+    );
+    // Read back, ctxbench's own item shows the summary it holds.
+    assert_eq!(
+        written.conversation.messages[0].text(),
+        "[Compaction]\nKey facts: order 4471."
+    );
+}

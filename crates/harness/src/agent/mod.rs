@@ -209,16 +209,7 @@ impl<M: Model, T: Tools> Agent<M, T> {
         } else {
             self.compactor.compact_with(&mut self.conversation, &mut summarizer)
         };
-        let record = CompactionRecord {
-            tokens_before: done.tokens_before,
-            tokens_after: done.tokens_after,
-            truncated: done.counts.truncated,
-            masked: done.counts.masked,
-            dropped: done.counts.dropped,
-            cannot_fit: done.cannot_fit,
-            stages: done.stages.iter().filter(|s| s.ran).map(|s| s.stage.clone()).collect(),
-        };
-        (record, done.limit)
+        (CompactionRecord::of(&done), done.limit)
     }
 
     fn call(
@@ -266,7 +257,11 @@ impl<M: Model, T: Tools> Agent<M, T> {
         let mut record = call_record(place, &req, counter, &result, self.options.price.as_ref());
         record.strategy = self.compactor.name().to_owned();
         match &result {
-            Ok(reply) => self.compactor.observe(c, reply.usage.prompt_tokens),
+            Ok(reply) => {
+                self.compactor.observe(c, reply.usage.prompt_tokens);
+                self.compactor
+                    .observe_reply(&reply.message, reply.usage.completion_tokens);
+            }
             Err(ModelError::ContextWindowExceeded { .. }) => record.stops_run = retry || !self.recovers_from_overflow(),
             Err(_) => record.stops_run = true,
         }
@@ -290,17 +285,19 @@ struct Turn {
     retry: bool,
 }
 
-/// Makes `summarize`'s call through the agent's model, and records it.
-struct LoopSummarizer<'a, M> {
-    model: &'a mut M,
-    trace: &'a mut Vec<CallRecord>,
-    tokens_sent: &'a mut u64,
-    clock_s: &'a mut f64,
-    counter: &'a dyn TokenCounter,
-    price: Option<&'a Price>,
-    window: u64,
-    request: usize,
-    on_call: &'a mut dyn FnMut(&CallRecord),
+/// Makes `summarize`'s call through the agent's model, and records it: for the loop, and for
+/// `serve` when it compacts as a provider's server does.
+pub(crate) struct LoopSummarizer<'a, M> {
+    pub(crate) model: &'a mut M,
+    pub(crate) trace: &'a mut Vec<CallRecord>,
+    pub(crate) tokens_sent: &'a mut u64,
+    pub(crate) clock_s: &'a mut f64,
+    pub(crate) counter: &'a dyn TokenCounter,
+    pub(crate) price: Option<&'a Price>,
+    pub(crate) window: u64,
+    /// The request it summarizes in (0-based).
+    pub(crate) request: usize,
+    pub(crate) on_call: &'a mut dyn FnMut(&CallRecord),
 }
 
 impl<M: Model> Summarizer for LoopSummarizer<'_, M> {

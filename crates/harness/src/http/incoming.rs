@@ -22,6 +22,8 @@ pub(super) struct Incoming {
     /// `"stream": true`, with whether chat's `stream_options.include_usage` asks for the usage
     /// chunk (Anthropic and Responses streams always carry usage).
     pub(super) stream: Option<bool>,
+    /// The server-side context management it asks for (`context_management`), if any.
+    pub(super) edits: Option<Vec<super::context::Edit>>,
 }
 
 /// What a body that cannot be read is told: the message and the parameter at fault.
@@ -76,20 +78,32 @@ pub(super) fn read_chat(body: &[u8]) -> Result<Incoming, Unreadable> {
         Some(Value::Array(t)) => t.clone(),
         Some(_) => return Err(("\"tools\" must be an array.".into(), Some("tools".into()))),
     };
+    if value.get("context_management").is_some() {
+        return Err((
+            "Unrecognized request argument supplied: context_management (server-side compaction is the Responses API's, POST /v1/responses, and Anthropic's, POST /v1/messages)".into(),
+            Some("context_management".into()),
+        ));
+    }
     Ok(Incoming {
         conversation: Conversation::from_messages(messages, tools),
         marks: None,
         user: value.get("user").and_then(Value::as_str).map(str::to_owned),
         model: value.get("model").and_then(Value::as_str).map(str::to_owned),
         stream,
+        edits: None,
     })
 }
 
 /// An Anthropic Messages or OpenAI Responses body, read by the library into the one history, its
-/// own rules checked (`wire::check`).
-pub(super) fn read_wire(format: Format, body: &[u8]) -> Result<Incoming, Unreadable> {
+/// own rules checked (`wire::check`), and the context management it asks for (an Anthropic
+/// request's with the `anthropic-beta` header's `betas`).
+pub(super) fn read_wire(format: Format, body: &[u8], betas: &[&str]) -> Result<Incoming, Unreadable> {
     let value = parse_json(body)?;
     let stream = stream_of(format, &value)?;
+    let edits = match format {
+        Format::Anthropic => super::context::anthropic(&value, betas)?,
+        _ => super::context::responses(&value)?,
+    };
     let key = format.list_key();
     if value.get(key).is_none() {
         return Err((format!("{key}: Field required"), Some(key.into())));
@@ -117,6 +131,7 @@ pub(super) fn read_wire(format: Format, body: &[u8]) -> Result<Incoming, Unreada
         user,
         model,
         stream,
+        edits,
     })
 }
 

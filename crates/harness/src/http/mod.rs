@@ -11,6 +11,7 @@
 //! tool-call ids start with `refetch_`.
 
 mod client;
+pub mod context;
 mod incoming;
 pub mod serve;
 pub mod shapes;

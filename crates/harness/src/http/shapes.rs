@@ -20,10 +20,12 @@
 //! `usage` in every format.
 
 use ctxbench_compact::message::Message;
+use ctxbench_compact::summaries::COMPACTION;
 use ctxbench_compact::wire::{Format, body_from_chat};
 use serde_json::{Map, Value, json};
 
 use super::error_body;
+use super::serve::ServerView;
 use crate::trace::CallRecord;
 
 /// The body of an error with `status`, in `format`'s shape.
@@ -207,5 +209,141 @@ fn response(n: usize, model: &str, output: Vec<Value>, usage: Value) -> Value {
         "model": model, "output": output, "usage": usage,
         "error": null, "incomplete_details": null, "instructions": null, "metadata": {},
         "parallel_tool_calls": true, "temperature": null, "tool_choice": "auto", "tools": [], "top_p": null,
+    })
+}
+
+/// Anthropic's usage of one sampling iteration of a call (`usage.iterations`).
+fn iteration(kind: &str, record: &CallRecord) -> Value {
+    json!({
+        "type": kind,
+        "input_tokens": record.uncached_tokens,
+        "cache_read_input_tokens": record.cache_read_tokens,
+        "cache_creation_input_tokens": record.cache_write_tokens,
+        "output_tokens": record.completion_tokens,
+    })
+}
+
+/// OpenAI's usage of a call (`response.usage`, `CompactedResponse.usage`).
+fn responses_usage(record: &CallRecord) -> Value {
+    json!({
+        "input_tokens": record.billed_tokens,
+        "input_tokens_details": {"cached_tokens": record.cache_read_tokens},
+        "output_tokens": record.completion_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": record.billed_tokens + record.completion_tokens,
+    })
+}
+
+/// A compaction as its format's element: Anthropic's `compaction` block, OpenAI's
+/// `compaction` item (its summary encrypted, as the API's is).
+fn compaction_element(format: Format, summary: &str, n: usize) -> Value {
+    let message = Message::new(ctxbench_compact::Role::Assistant, format!("{COMPACTION}\n{summary}"));
+    let body = body_from_chat(format, None, std::slice::from_ref(&message), &[]);
+    match format {
+        Format::Anthropic => body
+            .pointer("/messages/0/content/0")
+            .cloned()
+            .unwrap_or_else(|| json!({"type": "compaction", "content": summary})),
+        _ => {
+            let mut item = body
+                .pointer("/input/0")
+                .cloned()
+                .unwrap_or_else(|| json!({"type": "compaction"}));
+            if let Some(object) = item.as_object_mut() {
+                let mut shaped = Map::new();
+                shaped.insert("id".into(), json!(format!("cmp_ctxbench_{n}")));
+                shaped.extend(std::mem::take(object));
+                *object = shaped;
+            }
+            item
+        }
+    }
+}
+
+/// What the server's context management adds to an answer: the compaction first (its usage in
+/// Anthropic's `usage.iterations`, or ctxbench's `usage.ctxbench_compaction` for OpenAI, which
+/// documents none), and Anthropic's `context_management.applied_edits`.
+pub(crate) fn server_side(format: Format, body: &mut Value, view: &ServerView, trace: &[CallRecord]) {
+    let compaction = view.compaction.as_ref().and_then(|(s, at)| Some((s, trace.get(*at)?)));
+    match format {
+        Format::Anthropic => {
+            if let Some((summary, record)) = compaction {
+                let block = compaction_element(format, summary, record.call);
+                if let Some(content) = body.get_mut("content").and_then(Value::as_array_mut) {
+                    content.insert(0, block);
+                }
+                let message = body.get("usage").cloned().unwrap_or_default();
+                let message_iteration = json!({
+                    "type": "message",
+                    "input_tokens": message["input_tokens"],
+                    "cache_read_input_tokens": message["cache_read_input_tokens"],
+                    "cache_creation_input_tokens": message["cache_creation_input_tokens"],
+                    "output_tokens": message["output_tokens"],
+                });
+                body["usage"]["iterations"] = json!([iteration("compaction", record), message_iteration]);
+            }
+            body["context_management"] = json!({"applied_edits": view.applied});
+        }
+        Format::Responses => {
+            if let Some((summary, record)) = compaction {
+                let item = compaction_element(format, summary, record.call);
+                if let Some(output) = body.get_mut("output").and_then(Value::as_array_mut) {
+                    output.insert(0, item);
+                }
+                body["usage"]["ctxbench_compaction"] = responses_usage(record);
+            }
+        }
+        Format::Chat => {}
+    }
+}
+
+/// Anthropic's answer under `pause_after_compaction`: the compaction block alone, `stop_reason`
+/// `compaction`; its iteration the only usage (a compaction's tokens are not in the top level).
+pub(crate) fn paused(format: Format, model: &str, view: &ServerView, trace: &[CallRecord]) -> Value {
+    let Some((summary, record)) = view.compaction.as_ref().and_then(|(s, at)| Some((s, trace.get(*at)?))) else {
+        return script_ended(format, trace.len() + 1, model);
+    };
+    json!({
+        "id": format!("msg_ctxbench_{}", record.call), "type": "message", "role": "assistant", "model": model,
+        "content": [compaction_element(format, summary, record.call)],
+        "stop_reason": "compaction", "stop_sequence": null,
+        "usage": {"input_tokens": 0, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 0,
+                  "iterations": [iteration("compaction", record)]},
+        "context_management": {"applied_edits": view.applied},
+    })
+}
+
+/// `POST /v1/responses/compact`'s answer (`CompactedResponse`): the compacted history (the
+/// user's messages, then the compaction item) and the compaction pass's usage.
+pub(crate) fn compacted(model: &str, messages: &[Message], record: &CallRecord) -> Value {
+    let body = body_from_chat(Format::Responses, None, messages, &[]);
+    let output: Vec<Value> = body
+        .get("input")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut item)| {
+            let id = if item["type"] == "compaction" {
+                format!("cmp_ctxbench_{}", record.call)
+            } else {
+                format!("msg_ctxbench_{}_{i}", record.call)
+            };
+            if let Some(object) = item.as_object_mut() {
+                let mut shaped = Map::new();
+                shaped.insert("id".into(), json!(id));
+                shaped.extend(std::mem::take(object));
+                if shaped.get("type").and_then(Value::as_str) == Some("message") {
+                    shaped.insert("status".into(), json!("completed"));
+                }
+                *object = shaped;
+            }
+            item
+        })
+        .collect();
+    json!({
+        "id": format!("resp_ctxbench_compact_{}", record.call), "object": "response.compaction", "created_at": 0,
+        "model": model, "output": output, "usage": responses_usage(record),
     })
 }

@@ -71,10 +71,32 @@ impl Labels {
         let width = pairs.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0);
         let mut out = String::from("short names, with the defaults they stand for:\n");
         for (label, canonical) in pairs {
-            out.push_str(&format!("  {label:width$}  {canonical}\n"));
+            out.push_str(&wrapped(&format!("  {label:width$}  "), canonical));
         }
         out
     }
+}
+
+/// A canonical name after `head`, broken after its `,` and `+` to keep lines within 120
+/// columns, later lines indented as far as `head` (or four columns, past 60).
+fn wrapped(head: &str, canonical: &str) -> String {
+    const WIDTH: usize = 120;
+    let indent = head.chars().count();
+    let indent = if indent > 60 { 4 } else { indent };
+    let mut out = head.to_owned();
+    let mut column = head.chars().count();
+    for piece in canonical.split_inclusive([',', '+']) {
+        let len = piece.chars().count();
+        if column + len > WIDTH && column > indent {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+            column = indent;
+        }
+        out.push_str(piece);
+        column += len;
+    }
+    out.push('\n');
+    out
 }
 
 /// A mean for people: whole when it is, else to a tenth (`12`, `12.4`).

@@ -7,6 +7,7 @@ pub mod colour;
 mod html;
 mod inline;
 mod labels;
+mod natives;
 mod table;
 mod use_lines;
 mod verdict;
@@ -17,6 +18,7 @@ pub use crate::row::{ResultRow, Row};
 pub use assumptions::{profiles_in, profiles_json};
 pub use html::{InlineChart, Page, html};
 pub use inline::{png_element, svg_element};
+pub use natives::{Standing, against_natives, standings};
 pub use table::{markdown, table};
 pub use use_lines::use_lines;
 pub use verdict::{
@@ -316,7 +318,7 @@ mod tests {
         let text = String::from_utf8(csv(&rows).expect("writes")).expect("UTF-8");
         assert!(text.starts_with("scenario,strategy,window,threshold,"), "{text}");
         assert!(
-            text.contains("\"mask:m=10,trigger=threshold+drop\""),
+            text.contains("\"mask:m=10,trigger=threshold,style=ctxbench+drop\""),
             "a comma in a name is quoted"
         );
         assert_eq!(read_csv(&text).expect("reads"), rows);

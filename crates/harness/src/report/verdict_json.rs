@@ -59,6 +59,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
                 "use": v.pick().map(use_json),
                 "front": v.front.iter().map(|&i| v.ranked[i].lead().strategy()).collect::<Vec<_>>(),
                 "trade": trade(v, objective, &labels),
+                "natives": super::natives::standings(v, objective),
                 "ties": v.tie.as_ref().map(|t| json!({
                     "with": t.with,
                     "on": t.on.iter().map(|k| k.as_str()).collect::<Vec<_>>(),

@@ -35,7 +35,7 @@ fn spend_of(objective: &Objective, c: &Config<'_>) -> String {
 }
 
 /// The spend's mean, for comparisons (cost without any price on facts).
-fn spend_mean(objective: &Objective, c: &Config<'_>) -> f64 {
+pub(super) fn spend_mean(objective: &Objective, c: &Config<'_>) -> f64 {
     match objective.spend() {
         Key::Cost => c.cost().map_or(f64::INFINITY, |e| e.mean),
         _ => c.mean_of(|m| m.tokens_sent as f64).mean,
@@ -43,7 +43,7 @@ fn spend_mean(objective: &Objective, c: &Config<'_>) -> f64 {
 }
 
 /// How much less or more `value` is than `base`: "15% cheaper", "3.1% dearer".
-fn cheaper(value: f64, base: f64, objective: &Objective) -> String {
+pub(super) fn cheaper(value: f64, base: f64, objective: &Objective) -> String {
     let (less, more) = match objective.spend() {
         Key::Cost => ("cheaper", "dearer"),
         _ => ("fewer tokens", "more tokens"),
@@ -126,6 +126,9 @@ pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Label
             on.join(" and "),
             objective.tie * 100.0
         ));
+    }
+    if let Some(natives) = super::natives::against_natives(verdict, objective, labels) {
+        notes.push(natives);
     }
     if let Some(trade) = trade(verdict, objective, labels) {
         notes.push(trade);

@@ -202,42 +202,74 @@ impl Gen {
 
 /// `tokens` o200k tokens of `style`-shaped text, seeded by `seed`. Exact: the count of the
 /// result under o200k is `tokens`.
+///
+/// Text is drawn in batches until it holds `tokens` and 8 more, then cut at the last piece (as
+/// the tokenizer splits it) that stays within `tokens`, its trailing space trimmed, and topped up
+/// or cut a character at a time to the count. Each piece is counted once: a piece depends on the
+/// text up to one character past it, so the pieces before the last are final as the text grows,
+/// and a change at the end only needs its last pieces counted again.
 pub(crate) fn padding(style: PadStyle, tokens: u64, seed: u64) -> String {
     if tokens == 0 {
         return String::new();
     }
     let bpe = bpe_openai::o200k_base();
+    let count = |text: &str| bpe.bpe.count(text.as_bytes()) as u64;
     let mut generator = Gen {
         rng: ChaCha8Rng::seed_from_u64(seed),
     };
-    // Draw until the text holds enough tokens, counting piece by piece as the tokenizer splits it.
     let mut text = String::new();
-    while (bpe.count(text.as_str()) as u64) < tokens + 8 {
+    // The final pieces so far: each one's end and its tokens.
+    let mut pieces: Vec<(usize, u64)> = Vec::new();
+    let mut counted = 0u64;
+    while counted < tokens + 8 {
         for _ in 0..(tokens / 8 + 4) {
             text.push_str(&generator.chunk(style));
         }
+        let from = pieces.last().map_or(0, |&(end, _)| end);
+        let mut fresh: Vec<&str> = bpe.split(&text[from..]).collect();
+        // The last piece may grow with the next batch.
+        fresh.pop();
+        let mut end = from;
+        for piece in fresh {
+            end += piece.len();
+            let n = count(piece);
+            pieces.push((end, n));
+            counted += n;
+        }
     }
     // Cut at the last piece boundary that stays within `tokens`.
-    let mut total = 0u64;
-    let mut cut = 0;
-    for piece in bpe.split(&text) {
-        let n = bpe.bpe.count(piece.as_bytes()) as u64;
+    let (mut total, mut cut) = (0u64, 0usize);
+    for &(end, n) in &pieces {
         if total + n > tokens {
             break;
         }
         total += n;
-        cut += piece.len();
+        cut = end;
     }
     let mut out = text[..cut].trim_end().to_owned();
+    // The pieces before `safe` stay as they are whatever happens after the last character kept
+    // (the character at `safe` is one of those kept): only the rest is counted again.
+    let last_kept = out.char_indices().next_back().map_or(0, |(at, _)| at);
+    let (safe, before) = pieces
+        .iter()
+        .take_while(|&&(end, _)| end <= last_kept)
+        .fold((0, 0), |(_, sum), &(end, n)| (end, sum + n));
+    let recount = |out: &str| {
+        if out.len() > safe {
+            before + bpe.count(&out[safe..]) as u64
+        } else {
+            bpe.count(out) as u64
+        }
+    };
     // Top up one token at a time; " a" after a word is one token of its own.
-    let mut count = bpe.count(out.as_str()) as u64;
-    while count < tokens {
+    let mut total = recount(&out);
+    while total < tokens {
         out.push_str(if out.is_empty() { "a" } else { " a" });
-        count = bpe.count(out.as_str()) as u64;
+        total = recount(&out);
     }
-    while count > tokens {
+    while total > tokens {
         out.pop();
-        count = bpe.count(out.as_str()) as u64;
+        total = recount(&out);
     }
     out
 }
@@ -245,6 +277,61 @@ pub(crate) fn padding(style: PadStyle, tokens: u64, seed: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The padding as it was first written, counting the whole text at each step: what the
+    /// faster one must give, byte for byte.
+    fn padding_counting_whole(style: PadStyle, tokens: u64, seed: u64) -> String {
+        if tokens == 0 {
+            return String::new();
+        }
+        let bpe = bpe_openai::o200k_base();
+        let mut generator = Gen {
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        };
+        let mut text = String::new();
+        while (bpe.count(text.as_str()) as u64) < tokens + 8 {
+            for _ in 0..(tokens / 8 + 4) {
+                text.push_str(&generator.chunk(style));
+            }
+        }
+        let mut total = 0u64;
+        let mut cut = 0;
+        for piece in bpe.split(&text) {
+            let n = bpe.bpe.count(piece.as_bytes()) as u64;
+            if total + n > tokens {
+                break;
+            }
+            total += n;
+            cut += piece.len();
+        }
+        let mut out = text[..cut].trim_end().to_owned();
+        let mut count = bpe.count(out.as_str()) as u64;
+        while count < tokens {
+            out.push_str(if out.is_empty() { "a" } else { " a" });
+            count = bpe.count(out.as_str()) as u64;
+        }
+        while count > tokens {
+            out.pop();
+            count = bpe.count(out.as_str()) as u64;
+        }
+        out
+    }
+
+    #[test]
+    fn counting_each_piece_once_gives_the_same_padding() {
+        for style in PadStyle::ALL {
+            for tokens in (1..40).chain([63, 100, 257, 1000, 2400]) {
+                for seed in 0..6 {
+                    let seed = mix(&[seed, tokens]);
+                    assert_eq!(
+                        padding(style, tokens, seed),
+                        padding_counting_whole(style, tokens, seed),
+                        "{style:?} {tokens} {seed}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn padding_is_exact_and_deterministic() {

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use ctxbench_compact::compact::is_summary;
 use ctxbench_compact::message::{Message, Role};
 use ctxbench_compact::pairing::check_pairing;
 use ctxbench_compact::tokens::Bpe;
@@ -112,9 +113,10 @@ impl<'a> ScriptedModel<'a> {
                 self.scenario.name
             ));
         };
+        // A compaction the server gave back (its block or item) is no turn of the script.
         let turns: Vec<&Message> = messages[at + 1..]
             .iter()
-            .filter(|m| m.role() == Role::Assistant)
+            .filter(|m| m.role() == Role::Assistant && !is_summary(m))
             .collect();
         let step = turns.iter().filter(|m| !is_refetch(m)).count();
         let since_step = turns.iter().rposition(|m| !is_refetch(m)).map_or(0, |i| i + 1);

@@ -257,7 +257,7 @@ impl Grid {
         for strategy in &self.strategies {
             let mut variants = vec![strategy.clone()];
             for (stage, key, values) in &self.params {
-                if !strategy.stages.iter().any(|s| s.name() == stage) {
+                if !strategy.has_stage(stage) {
                     continue;
                 }
                 let mut next = Vec::new();

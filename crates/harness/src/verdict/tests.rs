@@ -71,7 +71,9 @@ fn facts_come_before_cents_unless_asked() {
     let v = &verdicts(&rows, &default())[0];
     assert_eq!(
         v.pick().map(Config::strategy).as_deref(),
-        Some("summarize:keep=id/number/decision,ratio=0.1,aligned=false")
+        Some(
+            "summarize:keep=id/number/decision,ratio=0.1,trigger=limit,place=span,tail=fit,reads=span,carry=0,reread=0,resummarize=true,overlap=0,style=ctxbench"
+        )
     );
     // The front: every run here is on it, cheapest first.
     let front: Vec<String> = v
@@ -188,13 +190,19 @@ fn the_suite_ranks_by_coverage_then_facts_then_regret() {
     let v = verdicts(&rows, &default());
     let s = suite(&v, &default());
     // mask+drop and summarize qualify on all three; mask+drop's cost is nearer each pick.
-    assert_eq!(s.pick.as_deref(), Some("mask:m=10,trigger=threshold+drop"));
+    assert_eq!(
+        s.pick.as_deref(),
+        Some("mask:m=10,trigger=threshold,style=ctxbench+drop")
+    );
     let board: Vec<(&str, usize, usize)> = s
         .leaderboard
         .iter()
         .map(|l| (l.strategy.as_str(), l.qualified, l.over))
         .collect();
-    assert_eq!(board[1].0, "summarize:keep=id/number/decision,ratio=0.1,aligned=false");
+    assert_eq!(
+        board[1].0,
+        "summarize:keep=id/number/decision,ratio=0.1,trigger=limit,place=span,tail=fit,reads=span,carry=0,reread=0,resummarize=true,overlap=0,style=ctxbench"
+    );
     assert_eq!(board[2], ("drop", 2, 2));
     // No figure is a sum over different sets: drop's facts lost are a mean over the 2 scenarios
     // it shares with the pick (0 and 2), beside the pick's over its 3.
@@ -233,7 +241,10 @@ fn strategies_alike_everywhere_are_one_line() {
     ];
     let s = suite(&verdicts(&rows, &default()), &default());
     assert_eq!(s.leaderboard.len(), 2);
-    assert_eq!(s.leaderboard[0].alike, ["mask:m=10,trigger=threshold+drop"]);
+    assert_eq!(
+        s.leaderboard[0].alike,
+        ["mask:m=10,trigger=threshold,style=ctxbench+drop"]
+    );
 }
 
 #[test]

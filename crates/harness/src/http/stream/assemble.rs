@@ -162,6 +162,10 @@ fn assemble_anthropic(values: &[(Option<&str>, Value)]) -> Result<Value, Failed>
                     }
                     "signature_delta" => block["signature"] = delta["signature"].clone(),
                     "input_json_delta" => partial_json[index].push_str(text_of(delta, "partial_json")),
+                    "compaction_delta" => {
+                        block["content"] = delta["content"].clone();
+                        block["encrypted_content"] = delta["encrypted_content"].clone();
+                    }
                     _ => {}
                 }
             }
@@ -184,6 +188,9 @@ fn assemble_anthropic(values: &[(Option<&str>, Value)]) -> Result<Value, Failed>
                     for (key, value) in delta {
                         usage[key] = value.clone();
                     }
+                }
+                if let Some(cm) = event.get("context_management") {
+                    m["context_management"] = cm.clone();
                 }
             }
             _ => {}

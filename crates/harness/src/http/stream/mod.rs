@@ -329,6 +329,14 @@ fn anthropic(b: &mut Builder, reply: &Value) {
                         .collect(),
                 )
             }
+            "compaction" => (
+                json!({"type": "compaction", "content": null, "encrypted_content": null}),
+                vec![(
+                    json!({"type": "compaction_delta", "content": block.get("content").cloned().unwrap_or(Value::Null),
+                           "encrypted_content": block.get("encrypted_content").cloned().unwrap_or(Value::Null)}),
+                    0,
+                )],
+            ),
             "thinking" => {
                 let mut opening = with(block, "thinking", json!(""));
                 if let Some(o) = opening.as_object_mut() {
@@ -354,12 +362,13 @@ fn anthropic(b: &mut Builder, reply: &Value) {
         }
         b.named(When::Body(0), json!({"type": "content_block_stop", "index": index}));
     }
-    b.named(
-        When::Tail,
-        json!({"type": "message_delta",
+    let mut tail = json!({"type": "message_delta",
                "delta": {"stop_reason": reply["stop_reason"], "stop_sequence": reply["stop_sequence"]},
-               "usage": reply.get("usage").cloned().unwrap_or(json!({}))}),
-    );
+               "usage": reply.get("usage").cloned().unwrap_or(json!({}))});
+    if let Some(cm) = reply.get("context_management") {
+        tail["context_management"] = cm.clone();
+    }
+    b.named(When::Tail, tail);
     b.named(When::Tail, json!({"type": "message_stop"}));
 }
 
@@ -435,6 +444,18 @@ fn responses(b: &mut Builder, reply: &Value) {
                     When::Body(0),
                     "response.function_call_arguments.done",
                     with(&at, "arguments", json!(arguments)),
+                );
+            }
+            "compaction" => {
+                b.numbered(
+                    When::Body(0),
+                    "response.output_item.added",
+                    json!({"output_index": output_index, "item": in_progress(item)}),
+                );
+                b.numbered(
+                    When::Body(0),
+                    "response.compaction.compacting",
+                    json!({"item_id": id, "output_index": output_index}),
                 );
             }
             _ => b.numbered(

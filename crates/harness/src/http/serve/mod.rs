@@ -7,10 +7,14 @@
 //! assistant turns after it ([`ScriptedModel::place`]). Rejections are shaped as OpenAI's:
 //! status, `error.type`, `error.code`.
 
+mod managed;
+
+pub(crate) use managed::ServerView;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use ctxbench_compact::compact::SummaryAsk;
+use ctxbench_compact::compact::{SummaryAsk, is_summary};
 use ctxbench_compact::conversation::Conversation;
 use ctxbench_compact::message::Message;
 use ctxbench_compact::tokens::TokenCounter;
@@ -47,6 +51,9 @@ pub struct ServeConfig {
     pub settings: RunSettings,
     /// The largest request body it reads, in bytes.
     pub max_body: usize,
+    /// A provider's context management applied to every request of its route that asks for
+    /// none (`serve --strategy anthropic-compact`); `None`: only what requests ask.
+    pub edits: Option<ctxbench_compact::compact::Strategy>,
 }
 
 /// An HTTP answer: status, body, and whether the server should stop after sending it.
@@ -122,6 +129,8 @@ struct Run<'a> {
     prefix: PrefixTracker,
     /// The scenario's tools as this run has called them through `POST /ctxbench/tool`.
     fixtures: FixtureTools<'a>,
+    /// The server-side preset its requests asked for (the first), which names its row.
+    managed: Option<ctxbench_compact::compact::Strategy>,
     /// The seconds the tools called since the last model call took (they run at once: the
     /// longest), which pass on the clock before the next call, as in a run in process.
     tool_s: f64,
@@ -186,6 +195,7 @@ impl<'a> Endpoint<'a> {
             ("POST", "/chat/completions") => self.answer(Format::Chat, headers, body),
             ("POST", "/messages") => self.answer(Format::Anthropic, headers, body),
             ("POST", "/responses") => self.answer(Format::Responses, headers, body),
+            ("POST", "/responses/compact") => self.compact_route(body),
             ("GET", "/models") => Response::json(
                 200,
                 json!({"object": "list", "data": [
@@ -200,8 +210,8 @@ impl<'a> Endpoint<'a> {
             },
             (
                 _,
-                "/chat/completions" | "/messages" | "/responses" | "/models" | "/ctxbench/report"
-                | "/ctxbench/shutdown" | "/ctxbench/tool",
+                "/chat/completions" | "/messages" | "/responses" | "/responses/compact" | "/models"
+                | "/ctxbench/report" | "/ctxbench/shutdown" | "/ctxbench/tool",
             ) => Response::error(
                 route_format(path),
                 405,
@@ -240,23 +250,32 @@ impl<'a> Endpoint<'a> {
         if body.len() > self.config.max_body {
             return self.too_large_in(format);
         }
-        let incoming = match format {
-            Format::Chat => read_chat(body),
-            Format::Anthropic | Format::Responses => read_wire(format, body),
-        };
-        let incoming = match incoming {
-            Ok(incoming) => incoming,
-            Err((message, param)) => return Response::error(format, 400, &message, param.as_deref(), None),
-        };
         let header = |name: &str| {
             headers
                 .iter()
                 .find(|(k, _)| k.eq_ignore_ascii_case(name))
                 .map(|(_, v)| v.as_str())
         };
+        let betas: Vec<&str> = header("anthropic-beta").map_or(Vec::new(), |b| b.split(',').collect());
+        let incoming = match format {
+            Format::Chat => read_chat(body),
+            Format::Anthropic | Format::Responses => read_wire(format, body, &betas),
+        };
+        let mut incoming = match incoming {
+            Ok(incoming) => incoming,
+            Err((message, param)) => return Response::error(format, 400, &message, param.as_deref(), None),
+        };
+        if incoming.edits.is_none() {
+            if let Some(strategy) = &self.config.edits {
+                match super::context::of_preset(strategy, format) {
+                    Ok(edits) => incoming.edits = Some(edits),
+                    Err(why) => return Response::error(format, 400, &why, Some("model"), None),
+                }
+            }
+        }
         let summary = header(super::KIND_HEADER).is_some_and(|k| k.eq_ignore_ascii_case("summary"));
         let ask = summary.then(|| summary_ask(header(SUMMARY_HEADER).unwrap_or("")));
-        let Some(run) = self.run(&incoming.conversation, incoming.user.clone(), summary, format) else {
+        let Some(run) = self.run(&incoming.conversation, incoming.user.clone(), (summary, false), format) else {
             return Response::error(
                 format,
                 400,
@@ -275,7 +294,7 @@ impl<'a> Endpoint<'a> {
         &self,
         c: &Conversation,
         user: Option<String>,
-        summary: bool,
+        (summary, compacting): (bool, bool),
         format: Format,
     ) -> Option<Arc<Mutex<Run<'a>>>> {
         let settings = &self.config.settings;
@@ -293,9 +312,20 @@ impl<'a> Endpoint<'a> {
             .find(|m| m.is_request())
             .map(|m| m.content().map(|c| c.to_string()).unwrap_or_default())
             .unwrap_or_default();
+        // A standalone compaction (`/responses/compact`) names no user: it is the last
+        // conversation that began with the same request.
+        let known = match &user {
+            None if format == Format::Responses && compacting => runs
+                .by_key
+                .iter()
+                .filter(|((f, _), _)| *f == first)
+                .map(|(_, &i)| i)
+                .max(),
+            _ => None,
+        };
         let key = (first, user.clone());
-        let i = match runs.by_key.get(&key) {
-            Some(&i) => i,
+        let i = match known.or_else(|| runs.by_key.get(&key).copied()) {
+            Some(i) => i,
             None => {
                 let i = runs.list.len();
                 let label = user.clone().unwrap_or_else(|| format!("conversation-{}", i + 1));
@@ -322,6 +352,7 @@ impl<'a> Endpoint<'a> {
                     prefix: PrefixTracker::default(),
                     fixtures: FixtureTools::new(&self.scenario.tools),
                     tool_s: 0.0,
+                    managed: None,
                 })));
                 runs.by_key.insert(key, i);
                 i
@@ -360,7 +391,7 @@ impl<'a> Endpoint<'a> {
             let last_user = c.messages.iter().rposition(Message::is_request).unwrap_or(0);
             turn = 1 + c.messages[last_user..]
                 .iter()
-                .filter(|m| m.role() == ctxbench_compact::Role::Assistant)
+                .filter(|m| m.role() == ctxbench_compact::Role::Assistant && !is_summary(m))
                 .count();
             if request == 0 && turn == 1 && !run.trace.is_empty() {
                 // The conversation starts over: a cold cache and a clock from 0, as a run has.
@@ -380,15 +411,33 @@ impl<'a> Endpoint<'a> {
         if run.tools != c.tools {
             run.tools = c.tools.clone();
         }
+        // What the server reads, as a provider's does: from the last compaction on, edited as
+        // the request asks (cleared, compacted).
+        let managed = match kind {
+            CallKind::Agent => match self.manage(run, incoming) {
+                Ok(managed) => managed,
+                Err(response) => return response,
+            },
+            _ => None,
+        };
+        if let Some(view) = managed.as_ref().filter(|m| m.paused) {
+            // `pause_after_compaction`: the compaction alone; the client sends again to go on.
+            let body = shapes::paused(format, model, view, &run.trace);
+            return Response::reply(format, body, incoming.stream, Pace::NOW);
+        }
+        let (system, messages, marks) = match &managed {
+            Some(view) => (view.seen.system.as_ref(), &view.seen.messages, view.marks.as_ref()),
+            None => (c.system.as_ref(), &c.messages, incoming.marks.as_ref()),
+        };
         let req = ModelRequest {
             kind,
-            system: c.system.as_ref(),
-            messages: &c.messages,
+            system,
+            messages,
             tools: &run.tools,
             request: run.request,
             summary: ask,
             at_s: run.clock_s,
-            marks: incoming.marks.as_ref(),
+            marks,
         };
         let result = run.server.complete(req);
         if matches!(result, Err(ModelError::ScriptEnded)) {
@@ -397,12 +446,10 @@ impl<'a> Endpoint<'a> {
         }
         let window = self.window;
         let prefix = match (&result, kind) {
-            (Ok(_), CallKind::Agent) => run.prefix.observe(Segments::of(
-                self.counter.as_ref(),
-                c.system.as_ref(),
-                &c.messages,
-                &run.tools,
-            )),
+            (Ok(_), CallKind::Agent) => {
+                run.prefix
+                    .observe(Segments::of(self.counter.as_ref(), system, messages, &run.tools))
+            }
             _ => PrefixChange::default(),
         };
         let place = CallPlace {
@@ -410,9 +457,9 @@ impl<'a> Endpoint<'a> {
             request: run.request + 1,
             turn,
             window,
-            limit: window,
+            limit: managed.as_ref().map_or(window, |m| m.limit),
             estimated_tokens: 0,
-            compaction: None,
+            compaction: managed.as_ref().and_then(|m| m.record.clone()),
             retry: false,
             tokens_sent: run.tokens_sent,
             prefix,
@@ -427,7 +474,10 @@ impl<'a> Endpoint<'a> {
                 if let (Some(step), CallKind::Agent) = (reply.facts.step, reply.kind) {
                     run.played.insert(step);
                 }
-                let body = shapes::reply(format, model, reply.message, &record);
+                let mut body = shapes::reply(format, model, reply.message, &record);
+                if let Some(view) = &managed {
+                    shapes::server_side(format, &mut body, view, &run.trace);
+                }
                 Response::reply(format, body, incoming.stream, self.pace(&record))
             }
             Err(ModelError::ContextWindowExceeded { needed, limit }) => Response::error(
@@ -525,9 +575,15 @@ impl<'a> Endpoint<'a> {
                     .iter()
                     .any(|r| matches!(r.outcome, Outcome::Overflow | Outcome::PairingError | Outcome::Error));
                 let completed = !stopped && run.played.len() == steps;
+                // A run whose server managed its context is named by the preset it asked for.
+                let strategy = run
+                    .managed
+                    .clone()
+                    .unwrap_or_else(|| self.config.settings.strategy.clone());
                 let settings = RunSettings {
                     run: Some(run.label.clone()),
                     format: Some(run.format),
+                    strategy,
                     ..self.config.settings.clone()
                 };
                 let row = ResultRow::new(
