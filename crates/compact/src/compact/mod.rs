@@ -37,11 +37,11 @@ mod work;
 use std::sync::Arc;
 
 pub use amount::Amount;
-pub use fire::{Cue, Fire, Measure};
+pub use fire::{ClearTrigger, Cue, Fire, Measure};
 pub use notes::{
     CLEARED, MASKED, OLD_OUTPUT, TRUNCATED, is_placeholder, is_summary, mask_placeholder, truncation_note,
 };
-pub use params::{ClearInputs, ClearTrigger, Flavor, MaskStyle, ThinkingKeep, Trigger, Until};
+pub use params::{ClearInputs, Flavor, MaskStyle, ThinkingKeep, Trigger, Until};
 pub use presets::{PRESETS, Preset, PresetInfo};
 pub use shape::{Place, Reads, Reread, Tail};
 pub use stages::{ParamInfo, STAGES, StageInfo, StageSpec, StrategyError, hanging, stage_names, stages_help};

@@ -3,7 +3,6 @@
 
 use std::fmt::{self, Write};
 
-use super::fire::Fire;
 use super::styles::Style;
 use crate::fact::FactKind;
 
@@ -46,57 +45,6 @@ impl Param for u64 {
 
     fn write(&self, out: &mut dyn Write) -> fmt::Result {
         write!(out, "{self}")
-    }
-}
-
-/// When `clear-tool-uses` starts.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ClearTrigger {
-    /// Once the estimate passes the policy's limit.
-    Limit,
-    /// Once the estimate passes this many tokens.
-    Tokens(u64),
-    /// Once the estimate passes the limit, or when the provider's cache went cold.
-    Cold,
-    /// Whenever its own conditions hold (`input>100000/200000`, `tool_uses>30`).
-    Fire(Fire),
-}
-
-impl Param for ClearTrigger {
-    const EXPECTED: &'static str = "`limit`, `cold`, a whole number of tokens the estimate passes, or conditions as `summarize.trigger` takes them";
-    const EXAMPLES: &'static [&'static str] = &[
-        "limit",
-        "cold",
-        "0",
-        "500",
-        "5000",
-        "20000",
-        "input>50%",
-        "history>40%",
-        "tool_uses>2",
-    ];
-
-    fn parse(text: &str) -> Option<ClearTrigger> {
-        match text {
-            "limit" => Some(ClearTrigger::Limit),
-            "cold" => Some(ClearTrigger::Cold),
-            _ => match text.parse() {
-                Ok(n) => Some(ClearTrigger::Tokens(n)),
-                Err(_) => match Fire::parse(text)? {
-                    Fire::Limit => Some(ClearTrigger::Limit),
-                    fire => Some(ClearTrigger::Fire(fire)),
-                },
-            },
-        }
-    }
-
-    fn write(&self, out: &mut dyn Write) -> fmt::Result {
-        match self {
-            ClearTrigger::Tokens(n) => write!(out, "{n}"),
-            ClearTrigger::Limit => out.write_str("limit"),
-            ClearTrigger::Cold => out.write_str("cold"),
-            ClearTrigger::Fire(fire) => fire.write(out),
-        }
     }
 }
 

@@ -48,7 +48,8 @@ impl Param for Place {
 }
 
 /// What stays after the span. A final assistant message whose calls have no results yet always
-/// stays, and a cut never separates a result from its call (it moves back to the call).
+/// stays, and a cut never separates a result from its call: it moves back to the call (forward
+/// past its results for `events`, as OpenHands cuts).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Tail {
     /// The reference listing's: the span is the shortest run of whole exchanges whose summary

@@ -9,8 +9,8 @@
 use std::fmt;
 
 use super::amount::Amount;
-use super::fire::Fire;
-use super::params::{ClearInputs, ClearTrigger, Flavor, MaskStyle, Param, ThinkingKeep, Trigger, Until};
+use super::fire::{ClearTrigger, Fire};
+use super::params::{ClearInputs, Flavor, MaskStyle, Param, ThinkingKeep, Trigger, Until};
 use super::shape::{Place, Reads, Reread, Tail};
 use super::styles::Style;
 use super::work::{StageContext, Work};

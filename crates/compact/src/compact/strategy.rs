@@ -256,7 +256,7 @@ mod tests {
             ),
             (
                 "claude-code",
-                "claude-code:max_output=32000,native=200000,files=5,file_tokens=5000",
+                "claude-code:max_output=32000,native=200000,files=5,file_tokens=5000,pct=100",
             ),
             (
                 "anthropic-compact:trigger=100000",

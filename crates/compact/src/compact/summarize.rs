@@ -75,7 +75,9 @@ fn span_end(work: &Work<'_>, tail: Tail, start: usize, window: u64) -> usize {
         Tail::Requests(n) => keep_from(messages, n),
         Tail::Messages(n) => len.saturating_sub(n),
         Tail::Turns(n) => tally::last_turns(messages, n),
-        Tail::Events(n) => tally::last_events(messages, n),
+        // OpenHands cuts at the next place that keeps a call with its results: the tail is
+        // at most its events.
+        Tail::Events(n) => tally::start_at(messages, tally::last_events(messages, n)),
         Tail::Tokens(budget) => {
             let budget = budget.resolve(window);
             let mut units = 0;

@@ -11,6 +11,7 @@ mod generate;
 
 mod conversations;
 mod counts;
+mod presets;
 mod properties;
 mod reference_listing;
 mod wire;

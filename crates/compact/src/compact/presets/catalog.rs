@@ -1,323 +1,20 @@
-//! The compactors people run, as presets: each a strategy name (`claude-code`, `codex`,
-//! `anthropic-compact:trigger=100000`) that stands for the library's stages set as that
-//! compactor behaves, declared once with its parameters, what it does, where each behaviour
-//! comes from (the source, the date it was checked, how sure: primary, secondary, assumed) and
-//! what ctxbench had to choose where the sources are silent.
-//!
-//! Token amounts are the vendor's, stated for the window of the model they were made for
-//! (`native`): on a run with another window they scale with it, since a scenario's window
-//! stands for a real one (Anthropic's 150,000 of 200,000 is 6,000 of an 8,000-token window).
-//! `native=0` takes them as they are.
+//! The compactors people run, each declared once: its parameters, what its vendor accepts, the
+//! library's stages it stands for, the level it compacts at, where each behaviour comes from,
+//! and what ctxbench chose where the sources are silent.
 
 use std::fmt;
 
-use super::amount::Amount;
-use super::fire::{Cue, Fire, Measure};
-use super::params::{ClearInputs, ClearTrigger, MaskStyle, Param, ThinkingKeep, Trigger, Until};
-use super::shape::{Place, Reads, Reread, Tail};
-use super::stages::{ParamInfo, StageSpec, StrategyError};
-use super::styles::Style;
+use super::parts::{
+    ClearAt, OpenaiMode, claude_code_threshold, err, passes, reaches, scaled, summary, swe_summary, with_carry,
+};
+use super::source::{PresetInfo, primary, secondary};
+use crate::compact::amount::Amount;
+use crate::compact::fire::{ClearTrigger, Measure};
+use crate::compact::params::{ClearInputs, MaskStyle, Param, ThinkingKeep, Trigger, Until};
+use crate::compact::shape::{Place, Reads, Reread, Tail};
+use crate::compact::stages::{ParamInfo, StageSpec, StrategyError};
+use crate::compact::styles::Style;
 use crate::fact::FactKind;
-
-/// How sure a preset's fact is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mark {
-    /// From a primary source: the vendor's documentation, SDK or code.
-    Primary,
-    /// From a secondary source only: a blog, a user's report, a deobfuscated binary.
-    Secondary,
-    /// Found in no source: ctxbench's choice, a parameter.
-    Assumed,
-}
-
-impl Mark {
-    /// How `ctxbench presets` writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mark::Primary => "primary",
-            Mark::Secondary => "secondary",
-            Mark::Assumed => "assumed",
-        }
-    }
-}
-
-/// One behaviour of a preset and where it comes from.
-#[derive(Debug)]
-pub struct Source {
-    /// What it says.
-    pub fact: &'static str,
-    /// How sure it is.
-    pub mark: Mark,
-    /// Where it was read (an address; for a package, its name and version).
-    pub at: &'static str,
-    /// When it was checked.
-    pub checked: &'static str,
-}
-
-/// What `ctxbench presets`, `--help` and errors say of one preset.
-#[derive(Debug)]
-pub struct PresetInfo {
-    /// Its name.
-    pub name: &'static str,
-    /// What it does, in one line.
-    pub help: &'static str,
-    /// Its parameters, in canonical order.
-    pub params: &'static [ParamInfo],
-    /// Each behaviour with its source.
-    pub sources: &'static [Source],
-    /// What ctxbench chose where the sources are silent.
-    pub assumptions: &'static [&'static str],
-}
-
-/// When Anthropic's tool-result clearing starts: input tokens, or tool uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ClearAt {
-    /// The request's input tokens pass this many.
-    InputTokens(u64),
-    /// Its tool uses pass this many.
-    ToolUses(u64),
-}
-
-impl Param for ClearAt {
-    const EXPECTED: &'static str = "input tokens (a whole number), or `tool_uses:N`";
-    const EXAMPLES: &'static [&'static str] = &["100000", "60000", "tool_uses:4"];
-
-    fn parse(text: &str) -> Option<ClearAt> {
-        match text.strip_prefix("tool_uses:") {
-            Some(n) => n.parse().ok().map(ClearAt::ToolUses),
-            None => text.parse().ok().map(ClearAt::InputTokens),
-        }
-    }
-
-    fn write(&self, out: &mut dyn fmt::Write) -> fmt::Result {
-        match self {
-            ClearAt::InputTokens(n) => write!(out, "{n}"),
-            ClearAt::ToolUses(n) => write!(out, "tool_uses:{n}"),
-        }
-    }
-}
-
-crate::named! {
-    /// How OpenAI's Responses API compacts.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum OpenaiMode {
-        /// Server-side: `context_management: [{"type": "compaction", "compact_threshold": N}]`.
-        Server = "server",
-        /// The client calls `POST /v1/responses/compact` once its own count reaches the threshold.
-        Standalone = "standalone",
-    }
-}
-
-impl Param for OpenaiMode {
-    const EXPECTED: &'static str = "`server` or `standalone`";
-    const EXAMPLES: &'static [&'static str] = &["server", "standalone"];
-
-    fn parse(text: &str) -> Option<OpenaiMode> {
-        OpenaiMode::parse(text)
-    }
-
-    fn write(&self, out: &mut dyn fmt::Write) -> fmt::Result {
-        out.write_str(self.as_str())
-    }
-}
-
-fn err(msg: impl Into<String>) -> StrategyError {
-    StrategyError(msg.into())
-}
-
-/// `tokens` of a `native` window, as an amount scaled to the run's.
-fn scaled(tokens: u64, native: u64) -> Amount {
-    Amount::scaled(tokens, native)
-}
-
-/// A condition: `measure` reaching (`>=`) the amount.
-fn reaches(measure: Measure, amount: Amount) -> Fire {
-    Fire::Any(vec![Cue {
-        measure,
-        strict: false,
-        amount,
-    }])
-}
-
-/// A condition: `measure` passing (`>`) the amount.
-fn passes(measure: Measure, amount: Amount) -> Fire {
-    Fire::Any(vec![Cue {
-        measure,
-        strict: true,
-        amount,
-    }])
-}
-
-/// A `summarize` stage as the presets start from: ctxbench's defaults but for the trigger,
-/// whose style and shape each preset sets.
-fn summary(trigger: Fire, style: Style, (place, tail, reads): (Place, Tail, Reads)) -> StageSpec {
-    StageSpec::Summarize {
-        keep: vec![FactKind::Id, FactKind::Number, FactKind::Decision],
-        ratio: 0.1,
-        trigger,
-        place,
-        tail,
-        reads,
-        carry: Amount::Tokens(0),
-        reread: Reread::NONE,
-        resummarize: true,
-        overlap: 0,
-        style,
-    }
-}
-
-/// The date every preset's sources were checked (`../native-compaction.md`'s state).
-const CHECKED: &str = "2026-12-06";
-
-macro_rules! presets {
-    ($(
-        $(#[doc = $doc:literal])*
-        $variant:ident = $name:literal {
-            $( $(#[doc = $pdoc:literal])* $field:ident : $ty:ty = $default:expr ),* $(,)?
-        }
-        check: $check:expr,
-        stages: $stages:expr,
-        level: |$window:ident| $level:expr,
-        sources: [$($source:expr),* $(,)?],
-        assumptions: [$($assumption:literal),* $(,)?];
-    )*) => {
-        /// A preset with its parameters.
-        #[derive(Clone, Debug, PartialEq)]
-        pub enum Preset {
-            $(
-                $(#[doc = $doc])*
-                $variant {
-                    $( $(#[doc = $pdoc])* $field: $ty, )*
-                },
-            )*
-        }
-
-        /// Every preset, in the order `ctxbench presets` lists them.
-        pub static PRESETS: &[PresetInfo] = &[
-            $(
-                PresetInfo {
-                    name: $name,
-                    help: concat!($($doc),*),
-                    params: &[
-                        $(
-                            ParamInfo {
-                                key: stringify!($field),
-                                help: concat!($($pdoc),*),
-                                expected: <$ty as Param>::EXPECTED,
-                                examples: <$ty as Param>::EXAMPLES,
-                                default: || {
-                                    let value: $ty = $default;
-                                    let mut text = String::new();
-                                    let _ = value.write(&mut text);
-                                    text
-                                },
-                            },
-                        )*
-                    ],
-                    sources: &[$($source),*],
-                    assumptions: &[$($assumption),*],
-                },
-            )*
-        ];
-
-        impl Preset {
-            /// The preset named `name`, with its defaults.
-            pub fn default_of(name: &str) -> Option<Preset> {
-                match name {
-                    $( $name => Some(Preset::$variant { $( $field: $default, )* }), )*
-                    _ => None,
-                }
-            }
-
-            /// Its name.
-            pub fn name(&self) -> &'static str {
-                match self {
-                    $( Preset::$variant { .. } => $name, )*
-                }
-            }
-
-            /// Sets one parameter from its text ([`Preset::check`] the whole afterwards).
-            pub(crate) fn set(&mut self, key: &str, value: &str) -> Result<(), StrategyError> {
-                let info = self.info();
-                let mut found = false;
-                match self {
-                    $(
-                        #[allow(unused_variables)]
-                        Preset::$variant { $( $field, )* } => {
-                            $(
-                                if key == stringify!($field) {
-                                    *$field = Param::parse(value).ok_or_else(|| {
-                                        err(format!(
-                                            "{}.{key} must be {}, not `{value}`",
-                                            $name,
-                                            <$ty as Param>::EXPECTED
-                                        ))
-                                    })?;
-                                    found = true;
-                                }
-                            )*
-                        }
-                    )*
-                }
-                if !found {
-                    let known: Vec<&str> = info.params.iter().map(|p| p.key).collect();
-                    return Err(err(format!(
-                        "preset `{}` has no parameter `{key}`; its parameters: {}",
-                        info.name,
-                        known.join(", ")
-                    )));
-                }
-                Ok(())
-            }
-
-            /// Whether its parameters are ones its vendor accepts.
-            #[allow(unused_variables)]
-            pub(crate) fn check(&self) -> Result<(), StrategyError> {
-                match self {
-                    $( Preset::$variant { $( $field, )* } => $check, )*
-                }
-            }
-
-            /// The library's stages it stands for.
-            #[allow(unused_variables)]
-            pub fn stages(&self) -> Vec<StageSpec> {
-                match self {
-                    $( Preset::$variant { $( $field, )* } => $stages, )*
-                }
-            }
-
-            /// The estimate it compacts at on a `window`, when it has one (what `cannot_fit` and
-            /// the charts hold a request to); `None` when it compacts on counts.
-            #[allow(unused_variables)]
-            pub fn level(&self, window: u64) -> Option<u64> {
-                match self {
-                    $( Preset::$variant { $( $field, )* } => { let $window = window; $level } )*
-                }
-            }
-        }
-
-        impl fmt::Display for Preset {
-            /// The canonical name: every parameter, in the declared order.
-            #[allow(unused_assignments, unused_mut, unused_variables)]
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self {
-                    $(
-                        Preset::$variant { $( $field, )* } => {
-                            f.write_str($name)?;
-                            let mut separator = ':';
-                            $(
-                                write!(f, "{separator}{}=", stringify!($field))?;
-                                $field.write(f)?;
-                                separator = ',';
-                            )*
-                            Ok(())
-                        }
-                    )*
-                }
-            }
-        }
-    };
-}
 
 /// Anthropic's smallest `compact_20260112` trigger.
 pub const ANTHROPIC_MIN_TRIGGER: u64 = 50_000;
@@ -340,24 +37,6 @@ const ADK_DOCS: &str = "https://github.com/google/adk-docs (docs/context/compact
 const ADK: &str = "google-adk 2.13.0 (PyPI), google/adk/apps/compaction.py and llm_event_summarizer.py";
 const SWEA: &str = "https://github.com/SWE-agent/SWE-agent (sweagent/agent/history_processors.py, at 3ea751c0)";
 const CTRAP: &str = "https://github.com/Recursive-Safeguarding/the-complexity-trap (config/, at 1b07decf)";
-
-const fn primary(fact: &'static str, at: &'static str) -> Source {
-    Source {
-        fact,
-        mark: Mark::Primary,
-        at,
-        checked: CHECKED,
-    }
-}
-
-const fn secondary(fact: &'static str, at: &'static str) -> Source {
-    Source {
-        fact,
-        mark: Mark::Secondary,
-        at,
-        checked: CHECKED,
-    }
-}
 
 presets! {
     /// Anthropic's server-side compaction (`compact_20260112`): once the request's input tokens
@@ -556,10 +235,17 @@ presets! {
         files: usize = 5,
         /// Each file's content up to this many tokens, else a note naming it.
         file_tokens: u64 = 5_000,
+        /// `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`: a percentage of the window that can only lower the
+        /// threshold (100: no override).
+        pct: u64 = 100,
     }
-    check: Ok(()),
+    check: if *pct == 0 || *pct > 100 {
+        Err(err(format!("claude-code.pct must be a percentage from 1 to 100, not {pct}")))
+    } else {
+        Ok(())
+    },
     stages: {
-        let threshold = claude_code_threshold(*native, *max_output);
+        let threshold = claude_code_threshold(*native, *max_output).min(*native * *pct / 100);
         let mut stage = summary(
             reaches(Measure::Reported, scaled(threshold, *native)),
             Style::ClaudeCode,
@@ -573,13 +259,17 @@ presets! {
         }
         vec![stage]
     },
-    level: |window| Some(scaled(claude_code_threshold(*native, *max_output), *native).resolve(window)),
+    level: |window| {
+        let threshold = claude_code_threshold(*native, *max_output).min(*native * *pct / 100);
+        Some(scaled(threshold, *native).resolve(window))
+    },
     sources: [
         secondary("the threshold: the window less min(max output, 20,000) less 13,000 (167,000 of 200,000)", CC_31806),
         primary("compacts automatically; the summarizer is a fork reusing the session's prefix (its cache)", CC_CHANGELOG),
         primary("the summary opens a user message 'This session is being continued from a previous conversation…'", CC_PACKAGE),
         primary("files read again as a Read call and its result; a file too large as a note", CC_PACKAGE),
         secondary("up to 5 files come back, each up to 5,000 tokens", CC_CONTEXT_DOCS),
+        secondary("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE can only lower it: min(window × pct / 100, the threshold)", CC_31806),
         primary("stops after 3 failed compactions in a row", CC_CHANGELOG),
     ],
     assumptions: [
@@ -826,140 +516,4 @@ presets! {
     assumptions: [
         "The N=21 variant (the paper's headline hybrid is not pinned to N=21 or N=43).",
     ];
-}
-
-/// `stage` (a `summarize`) carrying the span's user messages over, up to `carry` tokens.
-fn with_carry(mut stage: StageSpec, amount: Amount) -> StageSpec {
-    if let StageSpec::Summarize { carry, .. } = &mut stage {
-        *carry = amount;
-    }
-    stage
-}
-
-/// Claude Code's threshold on a `window`: the window less min(max output, 20,000) less 13,000.
-fn claude_code_threshold(window: u64, max_output: u64) -> u64 {
-    window.saturating_sub(max_output.min(20_000)).saturating_sub(13_000)
-}
-
-/// The Complexity Trap's summary stage: `n + m` turns fire it, the last `m` stay.
-fn swe_summary(n: usize, m: usize) -> StageSpec {
-    summary(
-        reaches(Measure::Turns, Amount::Tokens((n + m) as u64)),
-        Style::SweAgent,
-        (Place::After(1), Tail::Turns(m), Reads::Span),
-    )
-}
-
-impl Preset {
-    /// What `ctxbench presets` says of it.
-    pub fn info(&self) -> &'static PresetInfo {
-        let name = self.name();
-        PRESETS.iter().find(|p| p.name == name).unwrap_or(&PRESETS[0])
-    }
-
-    /// Parses `name` or `name:key=value,…`; `Ok(None)` when `name` is not a preset's.
-    pub(crate) fn parse(text: &str) -> Result<Option<Preset>, StrategyError> {
-        let (name, params) = match text.split_once(':') {
-            Some((name, params)) => (name.trim(), Some(params)),
-            None => (text.trim(), None),
-        };
-        let Some(mut preset) = Preset::default_of(name) else {
-            return Ok(None);
-        };
-        for param in params.into_iter().flat_map(|p| p.split(',')) {
-            let Some((key, value)) = param.split_once('=') else {
-                return Err(err(format!("`{param}` in preset `{name}` is not key=value")));
-            };
-            preset.set(key.trim(), value.trim())?;
-        }
-        preset.check()?;
-        Ok(Some(preset))
-    }
-
-    /// A short name for people: only the parameters that differ from the defaults.
-    pub fn brief(&self) -> String {
-        let default = Preset::default_of(self.name())
-            .map(|d| d.to_string())
-            .unwrap_or_default();
-        let params = |name: &str| -> Vec<String> {
-            name.split_once(':')
-                .map(|(_, p)| p.split(',').map(str::to_owned).collect())
-                .unwrap_or_default()
-        };
-        let defaults = params(&default);
-        let changed: Vec<String> = params(&self.to_string())
-            .into_iter()
-            .filter(|p| !defaults.contains(p))
-            .collect();
-        if changed.is_empty() {
-            self.name().to_owned()
-        } else {
-            format!("{}:{}", self.name(), changed.join(","))
-        }
-    }
-}
-
-/// The preset names, comma-separated.
-pub fn preset_names() -> String {
-    PRESETS.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_preset_reads_its_canonical_name_back() {
-        for info in PRESETS {
-            let preset = Preset::default_of(info.name).expect("declared");
-            assert!(std::ptr::eq(preset.info(), info));
-            let canonical = preset.to_string();
-            assert_eq!(Preset::parse(&canonical), Ok(Some(preset.clone())), "{canonical}");
-            assert_eq!(preset.brief(), info.name);
-            assert!(!preset.stages().is_empty(), "{}", info.name);
-            assert!(
-                !info.sources.is_empty() && !info.assumptions.is_empty(),
-                "{}",
-                info.name
-            );
-            for p in info.params {
-                for example in p.examples {
-                    let mut copy = preset.clone();
-                    copy.set(p.key, example)
-                        .unwrap_or_else(|e| panic!("{}.{}={example}: {e}", info.name, p.key));
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn claude_codes_threshold_is_the_window_less_the_reserve_less_13000() {
-        assert_eq!(claude_code_threshold(200_000, 32_000), 167_000);
-        assert_eq!(claude_code_threshold(200_000, 8_000), 179_000);
-        assert_eq!(claude_code_threshold(1_000_000, 32_000), 967_000);
-        let preset = Preset::default_of("claude-code").expect("declared");
-        assert_eq!(preset.level(200_000), Some(167_000));
-        assert_eq!(preset.level(8_000), Some(6_680));
-    }
-
-    #[test]
-    fn a_vendors_minimum_is_held() {
-        let refused = Preset::parse("anthropic-compact:trigger=20000").map_err(|e| e.0);
-        assert!(
-            refused
-                .as_ref()
-                .is_err_and(|e| e.starts_with("anthropic-compact.trigger must be at least 50000")),
-            "{refused:?}"
-        );
-        assert!(Preset::parse("anthropic-compact:trigger=50000").is_ok());
-        assert_eq!(
-            Preset::parse("codex:carry=x").map_err(|e| e.0),
-            Err("codex.carry must be a whole number, not `x`".to_owned())
-        );
-        assert_eq!(
-            Preset::parse("codex:window=5").map_err(|e| e.0),
-            Err("preset `codex` has no parameter `window`; its parameters: limit, carry, native, remote".to_owned())
-        );
-        assert_eq!(Preset::parse("drop"), Ok(None));
-    }
 }
