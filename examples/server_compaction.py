@@ -36,10 +36,11 @@ def ask_serve(base_url, name, arguments, user):
         return json.load(reply)["output"]
 
 
-def anthropic_edits(edit, trigger):
+def anthropic_edits(edit, trigger, pause):
     """The `context_management` of an Anthropic request."""
     if edit == "compact":
-        return {"edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": trigger}}]}
+        return {"edits": [{"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": trigger},
+                           "pause_after_compaction": pause}]}
     if edit == "clear":
         return {"edits": [{"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": trigger}}]}
     return {"edits": [{"type": "clear_thinking_20251015", "keep": {"type": "thinking_turns", "value": 1}}]}
@@ -62,7 +63,7 @@ def run_anthropic(args, scenario):
             create = dict(
                 model="scripted", max_tokens=1024, messages=messages, tools=tools,
                 betas=["compact-2026-01-12", "context-management-2025-06-27"],
-                context_management=anthropic_edits(args.edit, args.trigger),
+                context_management=anthropic_edits(args.edit, args.trigger, args.pause),
                 metadata={"user_id": args.user}, **extra)
             if args.stream:
                 with client.beta.messages.stream(**create) as stream:
@@ -80,7 +81,8 @@ def run_anthropic(args, scenario):
             for e in edits:
                 print(f"edit: {e.model_dump()}")
             if reply.stop_reason == "compaction":
-                continue  # paused after compacting: send again to go on
+                print("paused after the compaction: sending again")
+                continue
             calls = [block for block in content if block["type"] == "tool_use"]
             if not calls:
                 break
@@ -144,6 +146,8 @@ def main():
     parser.add_argument("--trigger", type=int, default=None,
                         help="input tokens that trigger it, for the provider's model window (default: its API's)")
     parser.add_argument("--stream", action="store_true", help="ask for each reply as server-sent events")
+    parser.add_argument("--pause", action="store_true",
+                        help="(anthropic compact) pause_after_compaction: the server answers with the compaction alone")
     parser.add_argument("--compact-endpoint", action="store_true",
                         help="(responses) end by compacting the history with POST /v1/responses/compact")
     parser.add_argument("--user", default="examples/server_compaction.py", help="names this run in serve's report")

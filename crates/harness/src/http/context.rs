@@ -21,10 +21,30 @@
 
 use ctxbench_compact::compact::presets::{ClearAt, OpenaiMode};
 use ctxbench_compact::compact::{ClearInputs, Preset, Strategy, ThinkingKeep};
-use ctxbench_compact::wire::Format;
+use ctxbench_compact::conversation::Conversation;
+use ctxbench_compact::wire::{CacheMarks, Format};
 use serde_json::{Map, Value};
 
-use super::incoming::Unreadable;
+use super::Unreadable;
+use crate::trace::CompactionRecord;
+
+/// What the server made of a request before its model reads it.
+pub(crate) struct ServerView {
+    /// The history the model reads.
+    pub seen: Conversation,
+    /// The request's cache marks, where they still stand.
+    pub marks: Option<CacheMarks>,
+    /// What the server's edits did, for the call's trace line (`None`: no edit ran).
+    pub record: Option<CompactionRecord>,
+    /// The level the edits hold the request to.
+    pub limit: u64,
+    /// Anthropic's `context_management.applied_edits`.
+    pub applied: Vec<Value>,
+    /// The summary a compaction wrote, and the index of its call in the run's trace.
+    pub compaction: Option<(String, usize)>,
+    /// `pause_after_compaction` asked, and a compaction was made: answer with it alone.
+    pub paused: bool,
+}
 
 /// Anthropic's beta that server-side compaction needs.
 pub const COMPACT_BETA: &str = "compact-2026-01-12";

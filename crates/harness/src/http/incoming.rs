@@ -10,6 +10,8 @@ use ctxbench_compact::request_body::RequestBody;
 use ctxbench_compact::wire::{CacheMarks, Format};
 use serde_json::Value;
 
+use super::Unreadable;
+
 /// A model call as read from its body, in any format.
 pub(super) struct Incoming {
     pub(super) conversation: Conversation,
@@ -25,9 +27,6 @@ pub(super) struct Incoming {
     /// The server-side context management it asks for (`context_management`), if any.
     pub(super) edits: Option<Vec<super::context::Edit>>,
 }
-
-/// What a body that cannot be read is told: the message and the parameter at fault.
-pub(super) type Unreadable = (String, Option<String>);
 
 /// The format whose shapes the answers on `path` (without `/v1`) take.
 pub(super) fn route_format(path: &str) -> Format {

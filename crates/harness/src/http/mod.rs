@@ -27,6 +27,9 @@ pub const KIND_HEADER: &str = "X-Ctxbench-Kind";
 /// The header that carries a summary call's ask.
 pub const SUMMARY_HEADER: &str = "X-Ctxbench-Summary";
 
+/// What a body that cannot be read is told: the message and the parameter at fault.
+type Unreadable = (String, Option<String>);
+
 /// OpenAI's error body: `{"error": {"message", "type", "param", "code"}}`.
 pub fn error_body(message: &str, kind: &str, param: Option<&str>, code: Option<&str>) -> Value {
     json!({"error": {"message": message, "type": kind, "param": param, "code": code}})

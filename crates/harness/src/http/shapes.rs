@@ -24,8 +24,8 @@ use ctxbench_compact::summaries::COMPACTION;
 use ctxbench_compact::wire::{Format, body_from_chat};
 use serde_json::{Map, Value, json};
 
+use super::context::ServerView;
 use super::error_body;
-use super::serve::ServerView;
 use crate::trace::CallRecord;
 
 /// The body of an error with `status`, in `format`'s shape.

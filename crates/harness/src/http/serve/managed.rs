@@ -11,31 +11,14 @@ use ctxbench_compact::conversation::Conversation;
 use ctxbench_compact::message::{Message, Role};
 use ctxbench_compact::summaries::COMPACTION;
 use ctxbench_compact::wire::{CacheMarks, Format};
-use serde_json::{Value, json};
+use serde_json::json;
 
-use super::{Endpoint, Response, Run, lock};
+use super::{Asking, Endpoint, Response, Run, lock};
 use crate::agent::LoopSummarizer;
+use crate::http::context::ServerView;
 use crate::http::incoming::{Incoming, read_wire};
 use crate::http::shapes;
 use crate::trace::{CallRecord, CompactionRecord};
-
-/// What the server made of a request before its model reads it.
-pub(crate) struct ServerView {
-    /// The history the model reads.
-    pub seen: Conversation,
-    /// The request's cache marks, where they still stand.
-    pub marks: Option<CacheMarks>,
-    /// What the server's edits did, for the call's trace line (`None`: no edit ran).
-    pub record: Option<CompactionRecord>,
-    /// The level the edits hold the request to.
-    pub limit: u64,
-    /// Anthropic's `context_management.applied_edits`.
-    pub applied: Vec<Value>,
-    /// The summary a compaction wrote, and the index of its call in the run's trace.
-    pub compaction: Option<(String, usize)>,
-    /// `pause_after_compaction` asked, and a compaction was made: answer with it alone.
-    pub paused: bool,
-}
 
 /// Whether a message is a provider's compaction (its block or item) holding a summary.
 fn is_compaction(message: &Message) -> bool {
@@ -201,7 +184,12 @@ impl<'a> Endpoint<'a> {
                 None,
             );
         }
-        let Some(run) = self.run(&incoming.conversation, incoming.user.clone(), (false, true), format) else {
+        let Some(run) = self.run(
+            &incoming.conversation,
+            incoming.user.clone(),
+            Asking::Compaction,
+            format,
+        ) else {
             return Response::error(format, 400, "no conversation to compact", Some("input"), None);
         };
         let mut run = lock(&run);

@@ -9,8 +9,6 @@
 
 mod managed;
 
-pub(crate) use managed::ServerView;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -108,6 +106,18 @@ impl Response {
     }
 }
 
+/// What a request asks, for finding its run.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Asking {
+    /// A model call: the run of its conversation (first user message and `user`), made anew.
+    Model,
+    /// A summary call (`X-Ctxbench-Kind: summary`): the `user`'s last run, or the last of all.
+    Summary,
+    /// A standalone compaction (`/responses/compact`, which names no user): the last run that
+    /// began with the same request, else a new one.
+    Compaction,
+}
+
 /// One conversation a client holds with the endpoint.
 struct Run<'a> {
     /// `user` field, or `conversation-N`.
@@ -131,6 +141,9 @@ struct Run<'a> {
     fixtures: FixtureTools<'a>,
     /// The server-side preset its requests asked for (the first), which names its row.
     managed: Option<ctxbench_compact::compact::Strategy>,
+    /// What the server's edits did before an answer paused after its compaction: the next
+    /// agent call's, as the loop records a compaction with the call it came before.
+    paused: Option<crate::trace::CompactionRecord>,
     /// The seconds the tools called since the last model call took (they run at once: the
     /// longest), which pass on the clock before the next call, as in a run in process.
     tool_s: f64,
@@ -275,7 +288,8 @@ impl<'a> Endpoint<'a> {
         }
         let summary = header(super::KIND_HEADER).is_some_and(|k| k.eq_ignore_ascii_case("summary"));
         let ask = summary.then(|| summary_ask(header(SUMMARY_HEADER).unwrap_or("")));
-        let Some(run) = self.run(&incoming.conversation, incoming.user.clone(), (summary, false), format) else {
+        let call = if summary { Asking::Summary } else { Asking::Model };
+        let Some(run) = self.run(&incoming.conversation, incoming.user.clone(), call, format) else {
             return Response::error(
                 format,
                 400,
@@ -290,16 +304,10 @@ impl<'a> Endpoint<'a> {
     }
 
     /// The run a call belongs to, made on its first call (in `format`).
-    fn run(
-        &self,
-        c: &Conversation,
-        user: Option<String>,
-        (summary, compacting): (bool, bool),
-        format: Format,
-    ) -> Option<Arc<Mutex<Run<'a>>>> {
+    fn run(&self, c: &Conversation, user: Option<String>, call: Asking, format: Format) -> Option<Arc<Mutex<Run<'a>>>> {
         let settings = &self.config.settings;
         let mut runs = lock(&self.runs);
-        if summary {
+        if call == Asking::Summary {
             let i = match &user {
                 Some(u) => runs.by_user.get(u).copied(),
                 None => runs.last,
@@ -315,7 +323,7 @@ impl<'a> Endpoint<'a> {
         // A standalone compaction (`/responses/compact`) names no user: it is the last
         // conversation that began with the same request.
         let known = match &user {
-            None if format == Format::Responses && compacting => runs
+            None if call == Asking::Compaction => runs
                 .by_key
                 .iter()
                 .filter(|((f, _), _)| *f == first)
@@ -353,6 +361,7 @@ impl<'a> Endpoint<'a> {
                     fixtures: FixtureTools::new(&self.scenario.tools),
                     tool_s: 0.0,
                     managed: None,
+                    paused: None,
                 })));
                 runs.by_key.insert(key, i);
                 i
@@ -422,9 +431,15 @@ impl<'a> Endpoint<'a> {
         };
         if let Some(view) = managed.as_ref().filter(|m| m.paused) {
             // `pause_after_compaction`: the compaction alone; the client sends again to go on.
+            run.paused = view.record.clone();
             let body = shapes::paused(format, model, view, &run.trace);
             return Response::reply(format, body, incoming.stream, Pace::NOW);
         }
+        let edited = managed.as_ref().and_then(|m| m.record.clone());
+        let record = match (run.paused.take(), edited) {
+            (Some(paused), Some(now)) => Some(paused.and(now)),
+            (paused, now) => paused.or(now),
+        };
         let (system, messages, marks) = match &managed {
             Some(view) => (view.seen.system.as_ref(), &view.seen.messages, view.marks.as_ref()),
             None => (c.system.as_ref(), &c.messages, incoming.marks.as_ref()),
@@ -459,7 +474,7 @@ impl<'a> Endpoint<'a> {
             window,
             limit: managed.as_ref().map_or(window, |m| m.limit),
             estimated_tokens: 0,
-            compaction: managed.as_ref().and_then(|m| m.record.clone()),
+            compaction: record,
             retry: false,
             tokens_sent: run.tokens_sent,
             prefix,
