@@ -248,3 +248,34 @@ def test_the_verdicts_python_line_constructs_its_pick(ctxbench_bin, tmp_path):
 def test_the_strategies_help_is_the_librarys():
     assert "truncate" in ctxbench.strategies() and "clear-tool-uses" in ctxbench.strategies()
     assert ctxbench.__version__
+
+
+def test_the_presets_are_strategy_names_too():
+    """The compactors people run, by name: Claude Code's summary opens the history, Anthropic's
+    clearing leaves `[cleared]` in all but the last three results, each preset's parameters
+    overridable and its canonical name spelt out."""
+    asked = []
+
+    def summarize(request):
+        asked.append(request)
+        return "Order 4471 shipped."
+
+    history = conversation(10) + [{"role": "user", "content": "And order 11?"}]
+    claude = Compactor("claude-code", window=1500)
+    assert claude.strategy == "claude-code:max_output=32000,native=200000,files=5,file_tokens=5000,pct=100"
+    kept, report = claude.compact(history, summarize=summarize)
+    assert report.summary_calls == 1 and report.changed
+    assert kept[0]["content"].startswith("This session is being continued from a previous conversation")
+    assert len(kept) == 2 and kept[-1] is history[-1], "the request under way stays after the summary"
+
+    chat = [{"role": "user", "content": "Search everything."}]
+    for k in range(6):
+        chat.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{k}", "type": "function", "function": {"name": "search", "arguments": "{}"}}]})
+        chat.append({"role": "tool", "tool_call_id": f"c{k}", "content": f"result {k} " * 400})
+    kept, report = Compactor("anthropic-clear:trigger=50000", window=8000).compact(chat)
+    results = [m["content"] for m in kept if m["role"] == "tool"]
+    assert results[:3] == ["[cleared]"] * 3 and all(r != "[cleared]" for r in results[3:])
+
+    with pytest.raises(ValueError, match="at least 50000"):
+        Compactor("anthropic-compact:trigger=1000", window=8000)

@@ -135,8 +135,13 @@ struct Side {
 pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
     if strategy.stages.iter().any(|s| matches!(s, StageSpec::Summarize { .. })) {
+        let what = match &strategy.preset {
+            Some(preset) => format!("{} summarizes", preset.name()),
+            None => "`summarize` needs a model to write the summary".to_owned(),
+        };
         anyhow::bail!(
-            "--strategy: `summarize` needs a model to write the summary; `compact` has none (use `run` or `compare`)"
+            "--strategy: {what}; `compact` has no model to write a summary (use `run` or `compare`, or a preset that \
+             clears: anthropic-clear, anthropic-clear-thinking, langchain-clear, swe-agent-mask)"
         );
     }
     let p = &args.policy;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::human::{dollars, thousands};
 use crate::report::ResultRow;
-use crate::verdict::{Config, Estimate};
+use crate::verdict::{Config, Estimate, Key, Objective};
 
 /// Short names for people, each unique: a strategy's brief name (only its parameters that differ
 /// from their defaults), or its canonical one with `wide`.
@@ -116,5 +116,44 @@ pub(super) fn money(e: Estimate) -> String {
         format!("{} ±{:.4}", dollars(e.mean), e.half_width())
     } else {
         dollars(e.mean)
+    }
+}
+
+/// The spend's mean, for comparisons (cost without any price on facts).
+pub(super) fn spend_mean(objective: &Objective, c: &Config<'_>) -> f64 {
+    match objective.spend() {
+        Key::Cost => c.cost().map_or(f64::INFINITY, |e| e.mean),
+        _ => c.mean_of(|m| m.tokens_sent as f64).mean,
+    }
+}
+
+/// How much less or more `value` is than `base`: "15% cheaper", "3.1% dearer".
+pub(super) fn cheaper(value: f64, base: f64, objective: &Objective) -> String {
+    let (less, more) = match objective.spend() {
+        Key::Cost => ("cheaper", "dearer"),
+        _ => ("fewer tokens", "more tokens"),
+    };
+    let share = |p: f64| {
+        if p < 10.0 {
+            format!("{p:.1}%")
+        } else {
+            format!("{p:.0}%")
+        }
+    };
+    if base == 0.0 || value == base {
+        return format!(
+            "as {}",
+            if objective.spend() == Key::Cost {
+                "cheap"
+            } else {
+                "many tokens"
+            }
+        );
+    }
+    let p = (value - base).abs() / base * 100.0;
+    if value < base {
+        format!("{} {less}", share(p))
+    } else {
+        format!("{} {more}", share(p))
     }
 }

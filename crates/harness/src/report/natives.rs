@@ -4,8 +4,7 @@
 
 use serde::Serialize;
 
-use super::labels::{Labels, mean};
-use super::verdict_line::{cheaper, spend_mean};
+use super::labels::{Labels, cheaper, mean, spend_mean};
 use crate::verdict::{Config, Estimate, Objective, Verdict};
 
 /// The pick against one native default.

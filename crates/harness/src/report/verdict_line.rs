@@ -1,7 +1,7 @@
 //! A scenario's verdict in words: the pick with its figures, what `none` would do, how a tie was
 //! broken, the trade against the front, and whether the pick holds under other prices and seeds.
 
-use super::labels::{Labels, mean, money};
+use super::labels::{Labels, cheaper, mean, money, spend_mean};
 use crate::human::count;
 use crate::verdict::{Config, Key, Objective, STABLE_SEEDS, Sensitivity, Verdict};
 
@@ -31,45 +31,6 @@ fn spend_of(objective: &Objective, c: &Config<'_>) -> String {
     match objective.spend() {
         Key::Cost => c.cost().map_or_else(|| "—".to_owned(), money),
         _ => format!("{} tokens", mean(c.mean_of(|m| m.tokens_sent as f64))),
-    }
-}
-
-/// The spend's mean, for comparisons (cost without any price on facts).
-pub(super) fn spend_mean(objective: &Objective, c: &Config<'_>) -> f64 {
-    match objective.spend() {
-        Key::Cost => c.cost().map_or(f64::INFINITY, |e| e.mean),
-        _ => c.mean_of(|m| m.tokens_sent as f64).mean,
-    }
-}
-
-/// How much less or more `value` is than `base`: "15% cheaper", "3.1% dearer".
-pub(super) fn cheaper(value: f64, base: f64, objective: &Objective) -> String {
-    let (less, more) = match objective.spend() {
-        Key::Cost => ("cheaper", "dearer"),
-        _ => ("fewer tokens", "more tokens"),
-    };
-    let share = |p: f64| {
-        if p < 10.0 {
-            format!("{p:.1}%")
-        } else {
-            format!("{p:.0}%")
-        }
-    };
-    if base == 0.0 || value == base {
-        return format!(
-            "as {}",
-            if objective.spend() == Key::Cost {
-                "cheap"
-            } else {
-                "many tokens"
-            }
-        );
-    }
-    let p = (value - base).abs() / base * 100.0;
-    if value < base {
-        format!("{} {less}", share(p))
-    } else {
-        format!("{} {more}", share(p))
     }
 }
 

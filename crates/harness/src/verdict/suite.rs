@@ -314,6 +314,30 @@ fn reason(
             runner.worst_regret.map_or("—".into(), signed),
         ));
     }
+    // How the pick stands against each native default that ran (a preset), the runner-up aside.
+    let natives: Vec<String> = leaderboard
+        .iter()
+        .skip(2)
+        .filter(|s| {
+            s.strategy
+                .parse::<ctxbench_compact::compact::Strategy>()
+                .is_ok_and(|p| p.is_preset())
+        })
+        .map(|s| match s.median_regret {
+            Some(median) => format!(
+                "{} qualifies on {}, loses {} facts a run over the {} both qualify on, at a median {} of each scenario's pick",
+                brief(&s.strategy),
+                s.qualified,
+                fraction(s.facts_lost.unwrap_or(0.0)),
+                count(s.over, "scenario"),
+                signed(median)
+            ),
+            None => format!("{} qualifies on {}", brief(&s.strategy), s.qualified),
+        })
+        .collect();
+    if !natives.is_empty() {
+        why.push_str(&format!("; against the native defaults: {}", natives.join("; ")));
+    }
     why
 }
 
