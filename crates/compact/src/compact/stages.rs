@@ -101,6 +101,45 @@ pub struct ParamInfo {
     pub examples: &'static [&'static str],
 }
 
+/// A canonical name (`name:key=value,…`) cut to the parameters that differ from those of the
+/// default's canonical name: `truncate:trigger=cold`, or `name` alone.
+pub(crate) fn brief_name(name: &str, canonical: &str, default: &str) -> String {
+    let params = |text: &str| -> Vec<String> {
+        text.split_once(':')
+            .map(|(_, p)| p.split(',').map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let defaults = params(default);
+    let changed: Vec<String> = params(canonical)
+        .into_iter()
+        .filter(|p| !defaults.contains(p))
+        .collect();
+    if changed.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}:{}", changed.join(","))
+    }
+}
+
+/// One parameter's [`ParamInfo`], from its declaration in `stages!` or `presets!`.
+macro_rules! param_info {
+    ($field:ident : $ty:ty = $default:expr, [$($pdoc:literal),*]) => {
+        ParamInfo {
+            key: stringify!($field),
+            help: concat!($($pdoc),*),
+            expected: <$ty as Param>::EXPECTED,
+            examples: <$ty as Param>::EXAMPLES,
+            default: || {
+                let value: $ty = $default;
+                let mut text = String::new();
+                let _ = value.write(&mut text);
+                text
+            },
+        }
+    };
+}
+pub(crate) use param_info;
+
 macro_rules! stages {
     ($(
         $(#[doc = $doc:literal])*
@@ -129,22 +168,7 @@ macro_rules! stages {
                 StageInfo {
                     name: $name,
                     help: concat!($($doc),*),
-                    params: &[
-                        $(
-                            ParamInfo {
-                                key: stringify!($field),
-                                help: concat!($($pdoc),*),
-                                expected: <$ty as Param>::EXPECTED,
-                                examples: <$ty as Param>::EXAMPLES,
-                                default: || {
-                                    let value: $ty = $default;
-                                    let mut text = String::new();
-                                    let _ = value.write(&mut text);
-                                    text
-                                },
-                            },
-                        )*
-                    ],
+                    params: &[$( param_info!($field: $ty = $default, [$($pdoc),*]), )*],
                     alone: $alone,
                     fresh: Fresh::$fresh,
                 },

@@ -10,7 +10,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::presets::Preset;
-use super::stages::{StageSpec, StrategyError};
+use super::stages::{StageSpec, StrategyError, brief_name};
 use crate::policy::Policy;
 
 /// A strategy: one or more stages run left to right before every model call, or a preset (a
@@ -129,25 +129,10 @@ impl Strategy {
             .stages
             .iter()
             .map(|stage| {
-                let canonical = stage.to_string();
                 let default = StageSpec::default_of(stage.name())
                     .map(|d| d.to_string())
                     .unwrap_or_default();
-                let params = |name: &str| -> Vec<String> {
-                    name.split_once(':')
-                        .map(|(_, p)| p.split(',').map(str::to_owned).collect())
-                        .unwrap_or_default()
-                };
-                let defaults = params(&default);
-                let changed: Vec<String> = params(&canonical)
-                    .into_iter()
-                    .filter(|p| !defaults.contains(p))
-                    .collect();
-                if changed.is_empty() {
-                    stage.name().to_owned()
-                } else {
-                    format!("{}:{}", stage.name(), changed.join(","))
-                }
+                brief_name(stage.name(), &stage.to_string(), &default)
             })
             .collect();
         stages.join("+")

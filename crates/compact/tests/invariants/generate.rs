@@ -163,21 +163,24 @@ pub fn policy() -> impl Strategy<Value = Policy> {
 /// `summarize`, which needs a model: the wire properties run it with one.
 pub fn stage() -> impl Strategy<Value = String> {
     let stages: Vec<&'static StageInfo> = STAGES.iter().filter(|s| !s.alone && s.name != "summarize").collect();
-    prop::sample::select(stages).prop_flat_map(|info| {
-        let values: Vec<_> = info.params.iter().map(|p| prop::sample::select(p.examples)).collect();
-        values.prop_map(move |values| {
-            let params: Vec<String> = info
-                .params
-                .iter()
-                .zip(values)
-                .map(|(p, v)| format!("{}={v}", p.key))
-                .collect();
-            if params.is_empty() {
-                info.name.to_owned()
-            } else {
-                format!("{}:{}", info.name, params.join(","))
-            }
-        })
+    prop::sample::select(stages).prop_flat_map(drawn)
+}
+
+/// `info`'s stage with every parameter drawn from its examples.
+fn drawn(info: &'static StageInfo) -> impl Strategy<Value = String> {
+    let values: Vec<_> = info.params.iter().map(|p| prop::sample::select(p.examples)).collect();
+    values.prop_map(move |values| {
+        let params: Vec<String> = info
+            .params
+            .iter()
+            .zip(values)
+            .map(|(p, v)| format!("{}={v}", p.key))
+            .collect();
+        if params.is_empty() {
+            info.name.to_owned()
+        } else {
+            format!("{}:{}", info.name, params.join(","))
+        }
     })
 }
 
@@ -210,16 +213,7 @@ pub fn summary_stage() -> impl Strategy<Value = String> {
         .iter()
         .find(|s| s.name == "summarize")
         .expect("summarize is declared");
-    let values: Vec<_> = info.params.iter().map(|p| prop::sample::select(p.examples)).collect();
-    values.prop_map(move |values| {
-        let params: Vec<String> = info
-            .params
-            .iter()
-            .zip(values)
-            .map(|(p, v)| format!("{}={v}", p.key))
-            .collect();
-        format!("summarize:{}", params.join(","))
-    })
+    drawn(info)
 }
 
 /// Any strategy: a stage alone, a pipeline of up to three, `none`, or `reference`.

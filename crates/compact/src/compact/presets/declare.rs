@@ -31,22 +31,7 @@ macro_rules! presets {
                 PresetInfo {
                     name: $name,
                     help: concat!($($doc),*),
-                    params: &[
-                        $(
-                            ParamInfo {
-                                key: stringify!($field),
-                                help: concat!($($pdoc),*),
-                                expected: <$ty as Param>::EXPECTED,
-                                examples: <$ty as Param>::EXAMPLES,
-                                default: || {
-                                    let value: $ty = $default;
-                                    let mut text = String::new();
-                                    let _ = value.write(&mut text);
-                                    text
-                                },
-                            },
-                        )*
-                    ],
+                    params: &[$( param_info!($field: $ty = $default, [$($pdoc),*]), )*],
                     sources: &[$($source),*],
                     assumptions: &[$($assumption),*],
                 },

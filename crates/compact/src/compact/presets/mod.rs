@@ -22,7 +22,7 @@ pub use catalog::{ANTHROPIC_MIN_TRIGGER, PRESETS, Preset};
 pub use parts::{ClearAt, OpenaiMode};
 pub use source::{Mark, PresetInfo, Source};
 
-use super::stages::StrategyError;
+use super::stages::{StrategyError, brief_name};
 use parts::err;
 
 impl Preset {
@@ -56,21 +56,7 @@ impl Preset {
         let default = Preset::default_of(self.name())
             .map(|d| d.to_string())
             .unwrap_or_default();
-        let params = |name: &str| -> Vec<String> {
-            name.split_once(':')
-                .map(|(_, p)| p.split(',').map(str::to_owned).collect())
-                .unwrap_or_default()
-        };
-        let defaults = params(&default);
-        let changed: Vec<String> = params(&self.to_string())
-            .into_iter()
-            .filter(|p| !defaults.contains(p))
-            .collect();
-        if changed.is_empty() {
-            self.name().to_owned()
-        } else {
-            format!("{}:{}", self.name(), changed.join(","))
-        }
+        brief_name(self.name(), &self.to_string(), &default)
     }
 }
 

@@ -18,6 +18,8 @@ use crate::agent::LoopSummarizer;
 use crate::http::context::ServerView;
 use crate::http::incoming::{Incoming, read_wire};
 use crate::http::shapes;
+use crate::sim::provider::Provider;
+use crate::sim::scripted::ScriptedModel;
 use crate::trace::{CallRecord, CompactionRecord};
 
 /// Whether a message is a provider's compaction (its block or item) holding a summary.
@@ -66,6 +68,25 @@ fn shifted(marks: Option<&CacheMarks>, from: usize) -> Option<CacheMarks> {
 }
 
 impl<'a> Endpoint<'a> {
+    /// The run's model writing a compaction's summary, the call billed and traced as the loop's.
+    fn summarizer<'r>(
+        &'r self,
+        run: &'r mut Run<'a>,
+        on_call: &'r mut dyn FnMut(&CallRecord),
+    ) -> LoopSummarizer<'r, Provider<ScriptedModel<'a>>> {
+        LoopSummarizer {
+            model: &mut run.server,
+            trace: &mut run.trace,
+            tokens_sent: &mut run.tokens_sent,
+            clock_s: &mut run.clock_s,
+            counter: self.counter.as_ref(),
+            price: self.price.as_ref(),
+            window: self.window,
+            request: run.request,
+            on_call,
+        }
+    }
+
     /// The request as the server reads it, when it manages anything: `None` when the history
     /// holds no compaction and the request asks for no edit.
     pub(super) fn manage(&self, run: &mut Run<'a>, incoming: &Incoming) -> Result<Option<ServerView>, Response> {
@@ -109,17 +130,7 @@ impl<'a> Endpoint<'a> {
             let calls = run.trace.len();
             let done = if edit.compacts() {
                 let mut on_call = |_: &CallRecord| {};
-                let mut inner = LoopSummarizer {
-                    model: &mut run.server,
-                    trace: &mut run.trace,
-                    tokens_sent: &mut run.tokens_sent,
-                    clock_s: &mut run.clock_s,
-                    counter: self.counter.as_ref(),
-                    price: self.price.as_ref(),
-                    window: self.window,
-                    request: run.request,
-                    on_call: &mut on_call,
-                };
+                let mut inner = self.summarizer(run, &mut on_call);
                 let mut summarizer = Instructed {
                     inner: &mut inner,
                     instructions: edit.instructions.as_deref(),
@@ -210,17 +221,7 @@ impl<'a> Endpoint<'a> {
         let mut seen = incoming.conversation.clone();
         let calls = run.trace.len();
         let mut on_call = |_: &CallRecord| {};
-        let mut summarizer = LoopSummarizer {
-            model: &mut run.server,
-            trace: &mut run.trace,
-            tokens_sent: &mut run.tokens_sent,
-            clock_s: &mut run.clock_s,
-            counter: self.counter.as_ref(),
-            price: self.price.as_ref(),
-            window: self.window,
-            request: run.request,
-            on_call: &mut on_call,
-        };
+        let mut summarizer = self.summarizer(run, &mut on_call);
         compactor.compact_with(&mut seen, &mut summarizer);
         for record in &mut run.trace[calls..] {
             record.scenario.clone_from(&self.scenario.name);
