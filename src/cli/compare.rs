@@ -171,6 +171,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let seeds_note = seeds_line(&seeds, &done.seeds, done.configurations, done.replicated);
     let tuned = if args.no_tune {
         "strategies as given (--no-tune)".to_owned()
+    } else if done.ranked.iter().any(|r| r.settings.strategy.is_preset()) {
+        "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) on the first \
+         seed, each preset as its vendor sets it"
+            .to_owned()
     } else {
         "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) on the first seed"
             .to_owned()

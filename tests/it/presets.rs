@@ -213,6 +213,9 @@ fn the_bundled_verdicts_name_the_native_defaults() {
         assert!(stdout.contains(native), "{native} ran");
     }
     assert!(stdout.contains("recommendation:") && stdout.contains("against the native defaults"));
+    // The settings line says the presets ran untuned.
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("each preset as its vendor sets it"), "{stderr}");
 }
 
 #[test]
