@@ -279,7 +279,7 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
                 let text = message.text();
                 match opaque::summary_of(&text) {
                     Some(summary) if message.role() == Role::Assistant => {
-                        out.push(json!({"role": "assistant", "content": [{"type": "compaction", "content": summary}]}))
+                        out.push(json!({"role": "assistant", "content": [opaque::anthropic_block(summary)]}))
                     }
                     _ => out.push(plain_message(message)),
                 }

@@ -70,7 +70,7 @@ fn anthropic(system: Option<&Message>, messages: &[Message], tools: &[Value]) ->
                 flush(&mut list, &mut results);
                 let text = message.text();
                 let summary = opaque::summary_of(&text).unwrap_or_default();
-                list.push(json!({"role": "assistant", "content": [{"type": "compaction", "content": summary}]}));
+                list.push(json!({"role": "assistant", "content": [opaque::anthropic_block(summary)]}));
             }
             Role::Assistant => {
                 flush(&mut list, &mut results);
@@ -137,7 +137,7 @@ fn responses(system: Option<&Message>, messages: &[Message], tools: &[Value]) ->
             Role::Assistant if opaque::summary_of(&message.text()).is_some() => {
                 let text = message.text();
                 let summary = opaque::summary_of(&text).unwrap_or_default();
-                input.push(json!({"type": "compaction", "encrypted_content": opaque::encrypt(summary)}));
+                input.push(opaque::responses_item(summary));
             }
             Role::Assistant => {
                 let text = message.text();

@@ -38,6 +38,17 @@ pub(crate) fn encrypt(summary: &str) -> String {
     out
 }
 
+/// A compaction as Anthropic's `compaction` block: the summary as `content` and, as the API
+/// sends it beside, sealed as `encrypted_content`.
+pub(crate) fn anthropic_block(summary: &str) -> serde_json::Value {
+    serde_json::json!({"type": "compaction", "content": summary, "encrypted_content": encrypt(summary)})
+}
+
+/// OpenAI's `compaction` item: the summary only as `encrypted_content`.
+pub(crate) fn responses_item(summary: &str) -> serde_json::Value {
+    serde_json::json!({"type": "compaction", "encrypted_content": encrypt(summary)})
+}
+
 /// The summary `encrypted_content` holds: ctxbench's decoded, another's as it is.
 pub(crate) fn decrypt(content: &str) -> String {
     let Some(coded) = content.strip_prefix(MARK) else {

@@ -250,7 +250,7 @@ pub(super) fn write<'m>(source: &Source, messages: impl Iterator<Item = &'m Mess
                 let text = message.text();
                 match opaque::summary_of(&text) {
                     Some(summary) if message.role() == Role::Assistant => {
-                        out.push(json!({"type": "compaction", "encrypted_content": opaque::encrypt(summary)}));
+                        out.push(opaque::responses_item(summary));
                     }
                     _ => out.push(plain_message(message)),
                 }

@@ -351,7 +351,8 @@ fn a_providers_compaction_reads_as_its_own_message_and_writes_back() {
         .into_value();
     assert_eq!(
         list(&written)[0],
-        json!({"role": "assistant", "content": [{"type": "compaction", "content": "Key facts: order 4471."}]})
+        json!({"role": "assistant", "content": [{"type": "compaction", "content": "Key facts: order 4471.",
+            "encrypted_content": "ctxb1.S2V5IGZhY3RzOiBvcmRlciA0NDcxLg"}]})
     );
     let responses = body_from_chat(Format::Responses, None, &history, &[]);
     let written = RequestBody::parse(&responses.to_string(), "r").expect("parses");
