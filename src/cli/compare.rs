@@ -172,11 +172,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let tuned = if args.no_tune {
         "strategies as given (--no-tune)".to_owned()
     } else if done.ranked.iter().any(|r| r.settings.strategy.is_preset()) {
-        "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) on the first \
-         seed, each preset as its vendor sets it"
+        "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) over the \
+         seeds, paired, each preset as its vendor sets it"
             .to_owned()
     } else {
-        "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) on the first seed"
+        "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) over the seeds, paired"
             .to_owned()
     };
     let settings = format!(
@@ -220,9 +220,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         eprintln!("{note}");
     }
     eprintln!(
-        "wrote {}/results.csv ({}), results.json, verdict.json, summary.md, index.html{} and {} (the first seed's)",
+        "wrote {}/results.csv ({}), {}, verdict.json, summary.md, index.html{} and {} (the first seed's)",
         args.out.display(),
         count(done.rows.len(), "run"),
+        ctxbench_harness::report::json_names(done.rows.len()).0,
         if args.no_plots { "" } else { ", plots/" },
         count(trace_names.len(), "trace")
     );

@@ -108,7 +108,7 @@ pub fn merge_folder(folder: &Path, out: Option<&Path>) -> anyhow::Result<ExitCod
         }
         kept.add(row.clone());
     })?;
-    let (best, held) = kept.finish();
+    let (best, held) = kept.finish(out)?;
     let settings = format!(
         "{} from {} of one sweep (fingerprint {}); best per scenario: {}",
         count(written, "run"),

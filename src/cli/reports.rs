@@ -48,9 +48,7 @@ pub struct Reports<'a> {
 /// earlier run into the same folder left and this one did not write, and returns how many
 /// files that was.
 pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
-    use ctxbench_harness::report::{
-        JSON_LINES_PAST, Page, csv, csv_rows, html, json_document, json_lines, verdict_json,
-    };
+    use ctxbench_harness::report::{Page, csv, csv_rows, html, json_document, json_lines, json_names, verdict_json};
     let results = r.out.join("results.csv");
     if r.written.is_none() {
         write_atomic(&results, &csv(r.rows)?)?;
@@ -61,12 +59,8 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
     let mut stale = 0;
     // The rows as JSON, read back from results.csv a row at a time when the caller wrote it;
     // past a size as JSON lines, which a reader can stream too.
-    let lines = rows > JSON_LINES_PAST;
-    let (name, other) = if lines {
-        ("results.jsonl", "results.json")
-    } else {
-        ("results.json", "results.jsonl")
-    };
+    let (name, other) = json_names(rows);
+    let lines = name.ends_with("jsonl");
     let target = r.out.join(name);
     let tmp = r.out.join(format!("{name}.tmp"));
     let file = std::fs::File::create(&tmp).with_context(|| format!("cannot write {}", tmp.display()))?;

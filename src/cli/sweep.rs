@@ -231,7 +231,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     std::fs::rename(&partial, &results)
         .with_context(|| format!("cannot move {} to {}", partial.display(), results.display()))?;
 
-    let (best, held) = kept.finish();
+    let (best, held) = kept.finish(&results)?;
     // A shard's best is of its slice alone: the grid's edges are said of the sweep's, by merge.
     for rows in best.iter().filter(|_| shard.is_none()) {
         for note in grid.edges(&rows[0]) {

@@ -1,10 +1,11 @@
-//! What a sweep keeps of its rows as they pass: each scenario's best, by the verdicts' rule, in
-//! memory that does not grow with the grid.
+//! What a sweep keeps of its rows as they pass: each scenario's best, by the verdicts' own pick,
+//! and the rows to chart while they are few.
 
+use anyhow::Context;
 use ctxbench_harness::human::thousands;
-use ctxbench_harness::report::{ResultRow, figures, markdown};
-use ctxbench_harness::sweep::{self, Objective};
-use ctxbench_harness::verdict::Config;
+use ctxbench_harness::report::{ResultRow, csv_rows, figures, markdown};
+use ctxbench_harness::sweep::Objective;
+use ctxbench_harness::verdict::{Best, Config, rows_at};
 
 /// Configurations whose rows are held in memory for the charts; past this many the sweep holds
 /// none (its rows are on disk, in order, and its JSON is read back from there) and draws no
@@ -14,16 +15,13 @@ pub(super) const HOLD_UP_TO: usize = 2_000;
 /// Rows held at most, whatever the configurations: every seed of [`HOLD_UP_TO`] of them.
 const HOLD_ROWS: usize = HOLD_UP_TO * ctxbench_harness::replicate::Seeds::AUTO;
 
-/// What a sweep keeps of its rows as they pass: the best configuration so far of the scenario
-/// under way (every seed's row), the configuration under way (its seeds come one after another),
-/// the best of each scenario done, and every row while there are few enough to chart. Each
-/// configuration, once whole, meets the best so far in a verdict of the two: the verdicts' rule,
-/// in memory that does not grow with the grid.
+/// The rows held for the charts; `None` past [`HOLD_UP_TO`] configurations.
+type Held = Option<Vec<ResultRow>>;
+
+/// What a sweep keeps of its rows as they pass: each scenario's best by the verdicts' own pick
+/// ([`Best`]), and every row while there are few enough to chart.
 pub(super) struct Kept<'o> {
-    objective: &'o Objective,
-    leader: Vec<ResultRow>,
-    current: Vec<ResultRow>,
-    best: Vec<Vec<ResultRow>>,
+    best: Best<'o>,
     held: Option<Vec<ResultRow>>,
     configurations: usize,
 }
@@ -31,63 +29,36 @@ pub(super) struct Kept<'o> {
 impl<'o> Kept<'o> {
     pub(super) fn new(objective: &'o Objective) -> Kept<'o> {
         Kept {
-            objective,
-            leader: Vec::new(),
-            current: Vec::new(),
-            best: Vec::new(),
+            best: Best::new(objective),
             held: Some(Vec::new()),
             configurations: 0,
         }
     }
 
     pub(super) fn add(&mut self, row: ResultRow) {
-        if self.current.is_empty() {
-            self.configurations += 1;
-        }
-        if let Some(first) = self.current.first() {
-            let scenario_done = first.scenario != row.scenario;
-            if scenario_done || !first.settings.same_but_seed(&row.settings) {
-                self.close();
-                self.configurations += 1;
-            }
-            if scenario_done {
-                self.settle();
-            }
-        }
         if let Some(held) = &mut self.held {
-            if self.configurations <= HOLD_UP_TO && held.len() < HOLD_ROWS {
+            if self.configurations < HOLD_UP_TO && held.len() < HOLD_ROWS {
                 held.push(row.clone());
             } else {
                 self.held = None;
             }
         }
-        self.current.push(row);
-    }
-
-    /// The configuration under way against the best so far.
-    fn close(&mut self) {
-        let current = std::mem::take(&mut self.current);
-        let wins =
-            sweep::best(self.objective, &self.leader, &current).is_some_and(|c| std::ptr::eq(c.rows[0], &current[0]));
-        if wins {
-            self.leader = current;
+        if self.best.add(row) {
+            self.configurations += 1;
         }
     }
 
-    /// The scenario under way is done: its best's rows.
-    fn settle(&mut self) {
-        if !self.leader.is_empty() {
-            self.best.push(std::mem::take(&mut self.leader));
-        }
-    }
-
-    /// The best configuration of each scenario (its rows, by seed), and the rows held.
-    pub(super) fn finish(mut self) -> (Vec<Vec<ResultRow>>, Option<Vec<ResultRow>>) {
-        if !self.current.is_empty() {
-            self.close();
-        }
-        self.settle();
-        (self.best, self.held)
+    /// The best configuration of each scenario (its rows, by seed), and the rows held. A pick
+    /// whose rows were let go is read back from `results`, where every row went in order.
+    pub(super) fn finish(self, results: &std::path::Path) -> anyhow::Result<(Vec<Vec<ResultRow>>, Held)> {
+        let best = self.best.finish(&mut |ranges| {
+            let file = std::fs::File::open(results).with_context(|| format!("cannot read {}", results.display()))?;
+            let rows = csv_rows(std::io::BufReader::new(file))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", results.display()))?
+                .map(|r| r.map_err(|e| anyhow::anyhow!("{}: {e}", results.display())));
+            rows_at(rows, ranges)
+        })?;
+        Ok((best, self.held))
     }
 }
 

@@ -209,7 +209,7 @@ fn a_pick_that_depends_on_the_summarizer_profile_says_so() {
     );
     assert_eq!(s["sensitivity"]["fragile"], true);
     assert!(
-        stdout.contains("under summarizer pessimistic (its summaries keep facts at other rates)"),
+        stdout.contains("under summarizer pessimistic (with its summaries the pick loses "),
         "{stdout}"
     );
 }

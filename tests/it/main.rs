@@ -38,3 +38,4 @@ mod serve_formats;
 mod serve_results;
 mod serve_stream;
 mod verdicts;
+mod verdicts_said;

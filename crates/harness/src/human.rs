@@ -29,6 +29,15 @@ pub fn dollars(usd: f64) -> String {
     format!("${usd:.4}")
 }
 
+/// Seconds for people: `3600` → `1 h`, `300` → `5 min`, `45` → `45 s`.
+pub fn duration(seconds: u64) -> String {
+    match seconds {
+        s if s >= 3600 && s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s >= 60 && s % 60 == 0 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
 /// `0.873` → `87%`; `0.0004` → `0.04%`, so that a rate barely above nothing does not read as 0.
 pub fn percent(fraction: f64) -> String {
     let p = fraction * 100.0;

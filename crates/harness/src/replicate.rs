@@ -1,7 +1,9 @@
 //! The replicated run loop: configurations × seeds, run on threads, each result delivered in the
 //! order of the jobs whatever the threads, so that the same seeds give the same bytes; and
-//! [`replicate`], what `compare` runs with it: tuned variants on the first seed, each strategy's
-//! best on every seed it needs, and the checks under other prices. Stopping (Ctrl-C) lets the
+//! [`replicate`], what `compare` runs with it: tuned variants on the first seed, then on every
+//! other seed they need (those out on the first seed aside), each strategy's best of them chosen
+//! over those seeds, paired, and the checks under other prices (a cache simulated once, every
+//! price that shares it re-priced). Stopping (Ctrl-C) lets the
 //! runs under way finish and starts no other.
 
 use std::sync::Mutex;
@@ -68,11 +70,9 @@ impl Seeds {
     /// drew at random (the scripted model draws when it writes a summary, and, under a model
     /// profile that is not certain, when a fact it needs is gone).
     pub fn replicates(&self, scenario: &Scenario, settings: &RunSettings, first: &RunMetrics) -> bool {
-        let model_drew =
-            !settings.model_profile.0.certain() && first.needs_unmet + first.refetches + first.facts_wrong > 0;
         match self {
             Seeds::List(_) => true,
-            Seeds::Auto => scenario.seeded || first.summarizer_calls > 0 || model_drew,
+            Seeds::Auto => scenario.seeded || crate::row::drew(settings, first),
         }
     }
 }
@@ -329,76 +329,91 @@ pub fn replicate<E: From<SettingsError> + Send>(
     if !all {
         return Ok(out);
     }
-    // Each family's chosen variant; a variant two families chose runs once.
-    let mut chosen: Vec<(usize, String)> = Vec::new();
-    for (_, name, range) in &families {
-        let k = range.start + crate::tune::choose(&rows1[range.clone()], plan.objective);
-        if !chosen
-            .iter()
-            .any(|(c, _)| rows1[*c].scenario == rows1[k].scenario && rows1[*c].settings == rows1[k].settings)
-        {
-            chosen.push((k, name.clone()));
-        }
-    }
-    let replicate: Vec<bool> = chosen
-        .iter()
-        .map(|&(k, _)| {
+    // Every variant that drew at random runs the other seeds too, so that tuning chooses on the
+    // verdict's own seeds, paired; one that drew nothing stands for every seed.
+    let replicate: Vec<bool> = (0..first.len())
+        .map(|k| {
             plan.seeds
                 .replicates(first[k].scenario, &first[k].settings, &rows1[k].metrics)
         })
         .collect();
-    out.configurations = chosen.len();
-    out.replicated = replicate.iter().filter(|r| **r).count();
-    let others: Vec<Vec<Scenario>> = if out.replicated > 0 {
+    let others: Vec<Vec<Scenario>> = if replicate.contains(&true) {
         load_all(load, &list[1..], plan.threads)?
     } else {
         Vec::new()
     };
     let scenario_at = |k: usize| families.iter().find(|f| f.2.contains(&k)).map_or(0, |f| f.0);
-    // The runs of each chosen configuration on every other seed it needs, seed by seed.
-    let jobs_over = |price: Option<(&Price, &CacheMode)>, with_first: bool| -> Vec<(usize, Job<'_>)> {
-        let mut jobs = Vec::new();
-        for (c, &(k, _)) in chosen.iter().enumerate() {
-            let seeds = if replicate[c] { list.len() } else { 1 };
-            for s in usize::from(!with_first)..seeds {
-                let scenario = if s == 0 {
-                    &scenarios[scenario_at(k)]
-                } else {
-                    &others[s - 1][scenario_at(k)]
-                };
-                let mut settings = RunSettings {
-                    seed: list[s],
-                    ..first[k].settings.clone()
-                };
-                if let Some((price, cache)) = price {
-                    settings.price = Some(price.clone());
-                    settings.cache = cache.clone();
+    // The runs of each of `variants` on every seed it needs, seed by seed.
+    let jobs_over =
+        |variants: &[usize], price: Option<(&Price, &CacheMode)>, with_first: bool| -> Vec<(usize, Job<'_>)> {
+            let mut jobs = Vec::new();
+            for (c, &k) in variants.iter().enumerate() {
+                let seeds = if replicate[k] { list.len() } else { 1 };
+                for s in usize::from(!with_first)..seeds {
+                    let scenario = if s == 0 {
+                        &scenarios[scenario_at(k)]
+                    } else {
+                        &others[s - 1][scenario_at(k)]
+                    };
+                    let mut settings = RunSettings {
+                        seed: list[s],
+                        ..first[k].settings.clone()
+                    };
+                    if let Some((price, cache)) = price {
+                        settings.price = Some(price.clone());
+                        settings.cache = cache.clone();
+                    }
+                    jobs.push((c, Job { scenario, settings }));
                 }
-                jobs.push((c, Job { scenario, settings }));
             }
-        }
-        jobs
+            jobs
+        };
+    let mut rows_of: Vec<Vec<ResultRow>> = rows1.iter().map(|r| vec![r.clone()]).collect();
+    // The other seeds of `variants`, each row kept with its variant's.
+    let mut other_seeds = |variants: &[usize], out: &mut Replicated, rows_of: &mut Vec<Vec<ResultRow>>| {
+        let more = jobs_over(variants, None, false);
+        let jobs: Vec<Job<'_>> = more.iter().map(|(_, j)| j.clone()).collect();
+        phase::<E>(out, &jobs, plan, stop, Phase::Seeds, progress, &mut |j, r, _| {
+            row(&r)?;
+            rows_of[variants[more[j].0]].push(r);
+            Ok(())
+        })
     };
-    let more = jobs_over(None, false);
-    let jobs: Vec<Job<'_>> = more.iter().map(|(_, j)| j.clone()).collect();
-    let mut rows_of: Vec<Vec<ResultRow>> = chosen.iter().map(|&(k, _)| vec![rows1[k].clone()]).collect();
-    let all = phase::<E>(&mut out, &jobs, plan, stop, Phase::Seeds, progress, &mut |j, r, _| {
-        row(&r)?;
-        rows_of[more[j].0].push(r);
-        Ok(())
-    })?;
-    if !all {
+    // A variant out on its first seed is out whatever its other seeds do: they run only if it is
+    // chosen all the same (every variant of its family is out).
+    let qualifying: Vec<usize> = (0..first.len())
+        .filter(|&k| crate::verdict::disqualified(&rows1[k].metrics).is_none())
+        .collect();
+    if !other_seeds(&qualifying, &mut out, &mut rows_of)? {
         return Ok(out);
     }
-    // The rows in order: every variant's first seed, each chosen one followed by its other seeds.
-    for (k, r) in rows1.iter().enumerate() {
-        out.rows.push(r.clone());
-        if let Some(c) = chosen.iter().position(|(at, _)| *at == k) {
-            out.rows.extend(rows_of[c][1..].iter().cloned());
+    // Each family's chosen variant, by the verdicts' rule over every seed; a variant two families
+    // chose is ranked once.
+    let mut picked: Vec<(usize, String)> = Vec::new();
+    for (_, name, range) in &families {
+        let k = range.start + crate::tune::choose(&rows_of[range.clone()], plan.objective);
+        if !picked
+            .iter()
+            .any(|(c, _)| rows1[*c].scenario == rows1[k].scenario && rows1[*c].settings == rows1[k].settings)
+        {
+            picked.push((k, name.clone()));
         }
     }
+    let out_but_chosen: Vec<usize> = picked
+        .iter()
+        .map(|(k, _)| *k)
+        .filter(|k| !qualifying.contains(k))
+        .collect();
+    if !other_seeds(&out_but_chosen, &mut out, &mut rows_of)? {
+        return Ok(out);
+    }
+    out.configurations = picked.len();
+    out.replicated = picked.iter().filter(|(k, _)| replicate[*k]).count();
+    out.rows = rows_of.iter().flatten().cloned().collect();
+    let chosen: Vec<usize> = picked.iter().map(|(k, _)| *k).collect();
+    let rows_of: Vec<Vec<ResultRow>> = chosen.iter().map(|&k| std::mem::take(&mut rows_of[k])).collect();
     let family = |c: usize, r: &ResultRow| {
-        let name = &chosen[c].1;
+        let name = &picked[c].1;
         ResultRow {
             family: (r.settings.strategy.to_string() != *name).then(|| name.clone()),
             ..r.clone()
@@ -407,24 +422,35 @@ pub fn replicate<E: From<SettingsError> + Send>(
     for (c, rows) in rows_of.iter().enumerate() {
         out.ranked.extend(rows.iter().map(|r| family(c, r)));
         out.traces
-            .push((family(c, &rows[0]), std::mem::take(&mut traces1[chosen[c].0])));
+            .push((family(c, &rows[0]), std::mem::take(&mut traces1[chosen[c]])));
     }
-    // Whether each verdict holds under the table's other prices and caches.
+    // Whether each verdict holds under the table's other prices and caches: a cache is simulated
+    // once, and every price that shares it re-priced from those runs' token parts.
     if let Some(price) = plan.price {
+        let mut simulated: Vec<(CacheMode, Vec<ResultRow>)> = Vec::new();
         for (name, alt) in crate::verdict::prices(price) {
-            if &alt.cache == plan.cache {
+            let resimulated = (&alt.cache != plan.cache).then_some(list.len());
+            let same = if resimulated.is_none() {
+                Some(&out.ranked)
+            } else {
+                simulated
+                    .iter()
+                    .find(|(cache, _)| *cache == alt.cache)
+                    .map(|(_, rows)| rows)
+            };
+            if let Some(rows) = same {
                 out.alternatives.push(Alternative {
                     name,
                     cache: alt.cache.clone(),
-                    rows: crate::verdict::repriced(&out.ranked, &alt),
-                    resimulated: None,
+                    rows: crate::verdict::repriced(rows, &alt),
+                    resimulated,
                     summarizer: false,
                 });
                 continue;
             }
             // Simulated again on every seed the configuration ran with: a subset would flip
             // picks by its draws, not by the price.
-            let runs = jobs_over(Some((&alt, &alt.cache)), true);
+            let runs = jobs_over(&chosen, Some((&alt, &alt.cache)), true);
             let jobs: Vec<Job<'_>> = runs.iter().map(|(_, j)| j.clone()).collect();
             let mut rows = Vec::with_capacity(jobs.len());
             let all = phase::<E>(&mut out, &jobs, plan, stop, Phase::Prices, progress, &mut |j, r, _| {
@@ -434,11 +460,12 @@ pub fn replicate<E: From<SettingsError> + Send>(
             if !all {
                 return Ok(out);
             }
+            simulated.push((alt.cache.clone(), rows.clone()));
             out.alternatives.push(Alternative {
                 name,
                 cache: alt.cache,
                 rows,
-                resimulated: Some(list.len()),
+                resimulated,
                 summarizer: false,
             });
         }
@@ -446,17 +473,17 @@ pub fn replicate<E: From<SettingsError> + Send>(
     // Whether each verdict holds under the other shipped summarizer profiles: the configurations
     // that summarize run again on their seeds; the others' figures cannot depend on it.
     let summarizes = |c: usize| {
-        let settings = &first[chosen[c].0].settings;
+        let settings = &first[chosen[c]].settings;
         settings.strategy.stages.iter().any(|s| s.name() == "summarize")
     };
     if (0..chosen.len()).any(summarizes) {
-        let run_profile = &first[chosen[0].0].settings.summarizer;
+        let run_profile = &first[chosen[0]].settings.summarizer;
         for profile in crate::sim::profile::summarizers() {
             if profile.name == run_profile.0.name {
                 continue;
             }
             let summarizer = crate::sim::profile::Summarizer(std::sync::Arc::new(profile.clone()));
-            let runs: Vec<(usize, Job<'_>)> = jobs_over(None, true)
+            let runs: Vec<(usize, Job<'_>)> = jobs_over(&chosen, None, true)
                 .into_iter()
                 .filter(|(c, _)| summarizes(*c))
                 .map(|(c, mut job)| {

@@ -58,6 +58,15 @@ impl ResultRow {
     }
 }
 
+/// Whether a run with `settings` drew at random, so that another seed could give other figures:
+/// the scripted model draws when it writes a summary, and, under a model profile that is not
+/// certain, when a fact it needs is gone. (A scenario whose text is seeded draws too; its rows do
+/// not say so.)
+pub fn drew(settings: &RunSettings, m: &RunMetrics) -> bool {
+    let model_drew = !settings.model_profile.0.certain() && m.needs_unmet + m.refetches + m.facts_wrong > 0;
+    m.summarizer_calls > 0 || model_drew
+}
+
 impl<T: Row> Row for &T {
     fn key(&self) -> Map<String, Value> {
         (*self).key()

@@ -52,15 +52,17 @@ fn cold(strategy: &Strategy) -> Option<Strategy> {
     (tuned.to_string() != strategy.to_string()).then_some(tuned)
 }
 
-/// Which of a strategy's variants to rank it by: the pick of their verdict on the first seed
-/// (the first variant, the strategy as given, when none qualifies). `rows` are the variants'
-/// rows in order, of one scenario.
-pub fn choose(rows: &[ResultRow], objective: &Objective) -> usize {
-    let Some(first) = rows.first() else { return 0 };
-    let configs: Vec<Config<'_>> = rows.iter().map(|r| Config::new(vec![r])).collect();
-    let v = verdict(&first.scenario, configs, objective);
+/// Which of a strategy's variants to rank it by: the pick of their verdict over the seeds they
+/// ran, paired as every verdict is (the first variant, the strategy as given, when none
+/// qualifies). `variants` are each variant's rows by seed, of one scenario, in order.
+pub fn choose(variants: &[Vec<ResultRow>], objective: &Objective) -> usize {
+    let Some(scenario) = variants.first().and_then(|v| v.first()).map(|r| r.scenario.as_str()) else {
+        return 0;
+    };
+    let configs: Vec<Config<'_>> = variants.iter().map(|rows| Config::new(rows.iter().collect())).collect();
+    let v = verdict(scenario, configs, objective);
     v.pick()
-        .and_then(|p| rows.iter().position(|r| r.settings == p.settings().clone()))
+        .and_then(|p| variants.iter().position(|rows| rows[0].settings == *p.settings()))
         .unwrap_or(0)
 }
 

@@ -186,8 +186,18 @@ struct Scenario {
 }
 
 /// Past this many rows, results are written as JSON lines (`results.jsonl`), one row per line,
-/// instead of one `results.json` document that a reader must hold whole.
-pub const JSON_LINES_PAST: usize = 10_000;
+/// instead of one `results.json` document that a reader must hold whole (about 2 kB a row: the
+/// default `compare`, some 10,500 rows, stays a document).
+pub const JSON_LINES_PAST: usize = 20_000;
+
+/// The JSON results file of `rows` rows, and the other one (a stale copy of which is removed).
+pub fn json_names(rows: usize) -> (&'static str, &'static str) {
+    if rows > JSON_LINES_PAST {
+        ("results.jsonl", "results.json")
+    } else {
+        ("results.json", "results.jsonl")
+    }
+}
 
 /// The assumptions every figure rests on, as the head of a JSON results file: the shipped
 /// behaviour profiles with their numbers and sources (each row names the ones it ran with).

@@ -21,7 +21,7 @@ use crate::verdict::{Config, Verdict};
 /// # Ok(())
 /// # }
 /// ```
-pub fn use_lines(settings: &RunSettings, window: u64) -> (Option<String>, String) {
+pub fn use_lines(settings: &RunSettings, window: impl std::fmt::Display) -> (Option<String>, String) {
     let strategy = settings.strategy.brief();
     let target = settings.target.filter(|t| *t != settings.threshold);
     let mut python = vec![format!("{strategy:?}"), format!("window={window}")];

@@ -268,12 +268,41 @@ pub(crate) fn capitalized(text: &str) -> String {
         .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }
 
-/// The recommendation, in one line.
+/// The recommendation, in one line, and the configuration to run with the lines that construct
+/// it.
 fn recommendation(suite: &Suite, labels: &Labels) -> String {
     match &suite.pick {
-        Some(pick) => format!("recommendation: {}, because {}", labels.of_name(pick), suite.why),
+        Some(pick) => {
+            let mut text = format!("recommendation: {}, because {}", labels.of_name(pick), suite.why);
+            if let Some(run) = run_line(suite) {
+                text.push_str(&format!("; {run}"));
+            }
+            text
+        }
         None => format!("recommendation: none to make; {}", suite.why),
     }
+}
+
+/// The suite's configuration to run, in words with its lines: `run drop with target 0.4 (tuning
+/// chose it on 7 of 10 scenarios), at your model's window: Python Compactor("drop",
+/// window=WINDOW, target=0.4); Rust …`.
+pub(crate) fn run_line(suite: &Suite) -> Option<String> {
+    let (settings, on, of) = suite.run.as_ref()?;
+    let (python, rust) = super::use_lines::use_lines(settings, "WINDOW");
+    let how = if settings.strategy.is_preset() {
+        "as its vendor sets it".to_owned()
+    } else {
+        let mut how = vec![format!("threshold {}", settings.threshold)];
+        if let Some(target) = settings.target.filter(|t| *t != settings.threshold) {
+            how.push(format!("target {target}"));
+        }
+        format!("at {} (as tuning chose on {on} of {of} scenarios)", how.join(", "))
+    };
+    let python = python.map_or(String::new(), |p| format!("Python {p}; "));
+    Some(format!(
+        "run {} {how}, WINDOW your model's context window: {python}Rust {rust}",
+        settings.strategy.brief(),
+    ))
 }
 
 /// The suite's leaderboard and its recommendation.

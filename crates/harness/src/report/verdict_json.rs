@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::labels::Labels;
 use super::use_lines::pick_lines;
 use super::verdict_line::{trade, verdict_line};
-use crate::verdict::{Config, Estimate, Group, Suite, Verdict};
+use crate::verdict::{Config, Decider, Estimate, Group, Paired, Settled, Suite, Verdict};
 
 /// A figure over seeds in `verdict.json`.
 fn estimate_json(e: Option<Estimate>) -> Value {
@@ -26,7 +26,7 @@ fn use_json(pick: &Config<'_>) -> Value {
 pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
     let objective = &suite.objective;
     let labels = Labels(BTreeMap::new());
-    let entry = |g: &Group<'_>| -> Value {
+    let entry = |g: &Group<'_>, pick: Option<&Config<'_>>| -> Value {
         let c = g.lead();
         let lost = c.lost_in();
         let mut e = json!({
@@ -43,6 +43,19 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
             "needs_unmet": estimate_json(Some(c.mean_of(|m| m.needs_unmet as f64))),
             "completed": c.rows.iter().all(|r| r.metrics.completed),
         });
+        if let Some(pick) = pick.filter(|p| p.settings() != c.settings() || p.scenario() != c.scenario()) {
+            let paired: serde_json::Map<String, Value> = objective
+                .keys
+                .iter()
+                .filter_map(|&k| {
+                    Some((
+                        k.figure().to_owned(),
+                        json!(Paired::of(c, pick, |m| objective.value(k, m))?),
+                    ))
+                })
+                .collect();
+            e["against_pick"] = Value::Object(paired);
+        }
         if let Some(why) = &g.why {
             e["why"] = json!(why);
         }
@@ -53,17 +66,20 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
         .map(|v| {
             json!({
                 "scenario": v.scenario,
-                "ranked": v.ranked.iter().map(entry).collect::<Vec<_>>(),
-                "disqualified": v.disqualified.iter().map(entry).collect::<Vec<_>>(),
+                "ranked": v.ranked.iter().map(|g| entry(g, v.pick())).collect::<Vec<_>>(),
+                "disqualified": v.disqualified.iter().map(|g| entry(g, None)).collect::<Vec<_>>(),
                 "pick": v.pick().map(Config::strategy),
                 "use": v.pick().map(use_json),
                 "front": v.front.iter().map(|&i| v.ranked[i].lead().strategy()).collect::<Vec<_>>(),
                 "trade": trade(v, objective, &labels),
                 "natives": super::natives::standings(v, objective),
                 "ties": v.tie.as_ref().map(|t| json!({
-                    "with": t.with,
-                    "on": t.on.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
-                    "broken_by": t.broken_by.map_or("simpler strategy", |k| k.as_str()),
+                    "on": t.on.iter().map(|(k, with)| json!({"key": k.figure(), "with": with})).collect::<Vec<_>>(),
+                    "decided_by": match t.decided {
+                        Decider::Key(k) => k.figure(),
+                        Decider::Simpler => "simpler strategy",
+                        Decider::Name => "canonical name",
+                    },
                 })),
                 "discriminates": v.discriminates,
                 "sensitivity": v.sensitivity.as_ref().map(|s| json!({
@@ -75,6 +91,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
                     "flips": s.flips,
                     "seed_win_rate": s.seed_win_rate,
                     "seeds": s.seeds,
+                    "one_draw": s.one_draw,
                     "fragile": s.fragile,
                 })),
                 "verdict": verdict_line(v, objective, &labels),
@@ -114,6 +131,25 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
             "leaderboard": leaderboard,
             "pick": suite.pick,
             "why": suite.why,
+            "run": suite.run.as_ref().map(|(settings, on, of)| {
+                let (python, rust) = super::use_lines::use_lines(settings, "WINDOW");
+                json!({
+                    "strategy": settings.strategy.to_string(),
+                    "threshold": settings.threshold,
+                    "target": settings.target,
+                    "chosen_on": on,
+                    "of": of,
+                    "use": {"python": python, "rust": rust, "window": "WINDOW: your model's context window"},
+                })
+            }),
+            "ties": suite.tie.as_ref().map(|(with, settled)| json!({
+                "with": with,
+                "decided_by": match settled {
+                    Settled::Key(_) => "worst regret",
+                    Settled::Simpler => "simpler strategy",
+                    Settled::Name => "canonical name",
+                },
+            })),
             "coverage": pick.map(|s| s.qualified),
             "regret": pick.map(|s| json!({"median": s.median_regret, "worst": s.worst_regret})),
             "not_discriminating": suite.not_discriminating,

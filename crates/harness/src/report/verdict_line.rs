@@ -3,7 +3,7 @@
 
 use super::labels::{Labels, cheaper, mean, money, spend_mean};
 use crate::human::count;
-use crate::verdict::{Config, Key, Objective, STABLE_SEEDS, Sensitivity, Verdict};
+use crate::verdict::{Config, Decider, Key, Objective, STABLE_SEEDS, Sensitivity, Tie, Verdict};
 
 /// In how many seeds a configuration lost a fact, when it ran several and lost any: ` in 20 of
 /// 20 seeds`.
@@ -77,16 +77,15 @@ pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Label
         },
         None => {}
     }
-    // A tie is worth a word when nothing but simplicity settled it.
-    if let Some(tie) = verdict.tie.as_ref().filter(|t| t.broken_by.is_none()) {
-        let with: Vec<String> = tie.with.iter().map(|n| labels.of_name(n)).collect();
-        let on: Vec<&str> = tie.on.iter().map(|k| k.as_str()).collect();
-        notes.push(format!(
-            "ties with {} on {} (within {}% or overlapping intervals): the simpler wins",
-            with.join(", "),
-            on.join(" and "),
-            objective.tie * 100.0
-        ));
+    // A tie is worth a word when no key settled it (a key settling it is the objective at work).
+    if let Some(tie) = verdict.tie.as_ref().filter(|t| !matches!(t.decided, Decider::Key(_))) {
+        notes.extend(tie_note(tie, pick, objective, labels));
+    }
+    if verdict.one_draw {
+        notes.push(
+            "rests on one draw: one seed ran and its runs draw at random, so no interval can be given (run --seeds 20)"
+                .into(),
+        );
     }
     if let Some(natives) = super::natives::against_natives(verdict, objective, labels) {
         notes.push(natives);
@@ -106,14 +105,45 @@ pub fn verdict_line(verdict: &Verdict<'_>, objective: &Objective, labels: &Label
     line
 }
 
+/// How the pick was reached among runs tied with it, naming only runs tied with it on every key
+/// named: `ties with drop on facts lost and cost (paired over 20 seeds, or within 1%): the
+/// simpler wins`.
+fn tie_note(tie: &Tie, pick: &Config<'_>, objective: &Objective, labels: &Labels) -> Option<String> {
+    let (keys, with) = tie.tied_throughout();
+    if with.is_empty() {
+        return None;
+    }
+    let with: Vec<String> = with.iter().map(|n| labels.of_name(n)).collect();
+    let on: Vec<&str> = keys.iter().map(|k| k.noun()).collect();
+    let how = match pick.seeds() {
+        1 => format!("within {}%", objective.tie * 100.0),
+        n => format!("paired over {n} seeds, or within {}%", objective.tie * 100.0),
+    };
+    let decided = match tie.decided {
+        Decider::Key(k) => format!("{} decides", k.describe()),
+        Decider::Simpler => "the simpler wins".into(),
+        Decider::Name => "none is simpler: the canonical name decided".into(),
+    };
+    Some(format!(
+        "ties with {} on {} ({how}): {decided}",
+        with.join(", "),
+        on.join(" and ")
+    ))
+}
+
 /// Whether the pick holds: "holds under 13 of 14 prices and in 18 of 20 seeds; fragile: flips
 /// to truncate+summarize under claude-haiku-4-5 (its cache minimum of 4,096 tokens is never
 /// reached)".
 pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
-    let mut text = format!("holds under {} of {} prices", s.holds, s.of);
+    let mut text = if s.of == 0 {
+        "not checked under other prices (unpriced)".to_owned()
+    } else {
+        format!("holds under {} of {} prices", s.holds, s.of)
+    };
     if !s.profiles.is_empty() {
         text.push_str(&format!(
-            ", {} of {} other summarizer profiles",
+            "{} {} of {} other summarizer profiles",
+            if s.of == 0 { "; holds under" } else { "," },
             s.profiles_hold,
             s.profiles.len()
         ));
@@ -145,9 +175,15 @@ pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
         if !flips.is_empty() {
             text.push_str(&format!(": flips to {}", flips.join(", ")));
         }
+        let mut said = !flips.is_empty();
         if s.seed_win_rate.is_some_and(|w| w < STABLE_SEEDS) {
-            text.push_str(if flips.is_empty() { ": " } else { "; " });
+            text.push_str(if said { "; " } else { ": " });
             text.push_str("wins in under 80% of seeds");
+            said = true;
+        }
+        if s.one_draw {
+            text.push_str(if said { "; " } else { ": " });
+            text.push_str("one draw");
         }
     }
     text

@@ -332,17 +332,6 @@ pub fn row_order(a: &ResultRow, b: &ResultRow) -> Ordering {
 
 pub use crate::verdict::Objective;
 
-/// The better of two configurations of one scenario (each its rows over its seeds), by the
-/// verdicts' one rule: the pick of a verdict over the two, as `compare` would name it.
-pub fn best<'a>(objective: &Objective, a: &'a [ResultRow], b: &'a [ResultRow]) -> Option<crate::verdict::Config<'a>> {
-    let configs = [a, b]
-        .into_iter()
-        .filter(|rows| !rows.is_empty())
-        .map(|rows| crate::verdict::Config::new(rows.iter().collect()))
-        .collect();
-    crate::verdict::pick(configs, objective)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

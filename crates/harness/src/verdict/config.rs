@@ -52,6 +52,14 @@ impl<'a> Config<'a> {
         self.rows[0].label().into_owned()
     }
 
+    /// The strategy's short name, for sentences (`truncate:trigger=cold`).
+    pub fn strategy_brief(&self) -> String {
+        match &self.rows[0].settings.run {
+            Some(run) => run.clone(),
+            None => self.settings().strategy.brief(),
+        }
+    }
+
     /// Seeds run.
     pub fn seeds(&self) -> usize {
         self.rows.len()

@@ -4,22 +4,29 @@
 //! A configuration runs once per seed ([`Config`]); it **qualifies** when every seed completed
 //! with no overflow, no pairing error and no silent truncation, and the others are set apart
 //! with their reason. Qualifying configurations are ranked by the [`Objective`]'s keys in order
-//! (default: facts lost, then cost): two tie on a key when their 95% intervals overlap or their
-//! means differ by less than the tolerance, and a tie passes to the next key, then to the simpler
-//! strategy, then to the canonical name. Configurations with identical figures are one
+//! (default: facts lost, then cost): every configuration runs on the same seeds, so two tie on a
+//! key when the 95% interval of their per-seed differences holds zero or the mean difference is
+//! under the tolerance ([`Paired`]), and a tie passes to the next key, then to the simpler
+//! strategy, then to the canonical name; [`Tie`] says which of them decided. Configurations with identical figures are one
 //! [`Group`]. Each verdict names its **front** (no other run is both cheaper and loses fewer
 //! facts) and how its pick was reached.
 
+mod best;
 mod config;
 mod objective;
+mod paired;
+mod rule;
 mod sensitivity;
 mod stats;
 mod suite;
 
 use std::cmp::Ordering;
 
+pub use best::{Best, rows_at};
 pub use config::{Config, configs, disqualified};
 pub use objective::{Key, Objective};
+pub use paired::Paired;
+pub use rule::{Decider, Scores, Settled, choose, figures_tie};
 pub use sensitivity::{Alternative, Flip, STABLE_SEEDS, Sensitivity, prices, repriced, sensitivities};
 pub use stats::{Estimate, Rate, t975};
 pub use suite::{Standing, Suite, fraction, regret, signed, suite};
@@ -46,15 +53,31 @@ impl<'a> Group<'a> {
     }
 }
 
-/// How the pick was reached when others tied with it.
+/// How the pick was reached when others tied with it: per key of the objective, in order, the
+/// runs tied with the pick on that key and on every key before it (paired over their seeds),
+/// and what settled it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tie {
-    /// The canonical names of the groups it tied with on the first key.
-    pub with: Vec<String>,
-    /// The keys on which they tied, in order.
-    pub on: Vec<Key>,
-    /// What broke the tie: the next key, or `None` when the simpler strategy (or the name) did.
-    pub broken_by: Option<Key>,
+    /// Each key, with the canonical names of the groups tied with the pick on it and on every
+    /// key before it; the keys after the one that decided are not listed.
+    pub on: Vec<(Key, Vec<String>)>,
+    /// What settled it.
+    pub decided: Decider,
+}
+
+impl Tie {
+    /// The runs tied with the pick on every key listed, and those keys: what a sentence may
+    /// claim.
+    pub fn tied_throughout(&self) -> (Vec<Key>, &[String]) {
+        let keys = self
+            .on
+            .iter()
+            .take_while(|(_, with)| !with.is_empty())
+            .map(|(k, _)| *k)
+            .collect::<Vec<_>>();
+        let with = keys.len().checked_sub(1).map_or(&[][..], |last| &self.on[last].1[..]);
+        (keys, with)
+    }
 }
 
 /// One scenario's verdict.
@@ -74,6 +97,9 @@ pub struct Verdict<'a> {
     /// Whether the scenario tells strategies apart: some qualifying group does not tie with the
     /// pick on every key.
     pub discriminates: bool,
+    /// Whether it rests on one draw: every configuration ran one seed and some run drew at
+    /// random, so no interval can be given and the pick is fragile.
+    pub one_draw: bool,
     /// Whether the pick holds under other prices and caches and seed by seed, once checked.
     pub sensitivity: Option<Sensitivity>,
 }
@@ -111,6 +137,9 @@ pub fn verdict<'a>(scenario: &'a str, configs: Vec<Config<'a>>, objective: &Obje
     let (ranked, tie, discriminates) = rank(ranked, objective);
     apart.sort_by(|a, b| by_first_key(objective, a, b));
     let front = front(&ranked, objective);
+    let configs = || ranked.iter().chain(&apart).flat_map(|g| &g.configs);
+    let one_draw = configs().all(|c| c.seeds() == 1)
+        && configs().any(|c| c.rows.iter().any(|r| crate::row::drew(&r.settings, &r.metrics)));
     Verdict {
         scenario,
         ranked,
@@ -118,6 +147,7 @@ pub fn verdict<'a>(scenario: &'a str, configs: Vec<Config<'a>>, objective: &Obje
         tie,
         front,
         discriminates,
+        one_draw,
         sensitivity: None,
     }
 }
@@ -195,72 +225,32 @@ fn rank<'a>(mut left: Vec<Group<'a>>, objective: &Objective) -> (Vec<Group<'a>>,
     (out, tie, discriminates)
 }
 
-/// The best of `groups`: its position, how ties were broken, and whether every group tied on
-/// every key.
+/// The best of `groups` by the one rule ([`choose`]): its position, how it was reached when
+/// others tied with it, and whether every group tied on every key.
 fn best(groups: &[Group<'_>], objective: &Objective) -> (usize, Option<Tie>, bool) {
-    let estimates: Vec<Vec<Option<Estimate>>> = groups
-        .iter()
-        .map(|g| objective.keys.iter().map(|&k| g.lead().on(objective, k)).collect())
-        .collect();
-    let mean = |g: usize, k: usize| estimates[g][k].map_or(f64::INFINITY, |e| e.mean);
-    let mut pool: Vec<usize> = (0..groups.len()).collect();
-    let mut first_tied: Vec<usize> = Vec::new();
-    let mut tied_on = Vec::new();
-    let mut broken_by = None;
+    let scores: Vec<Scores> = groups.iter().map(|g| Scores::of(g.lead(), objective)).collect();
+    let simpler = |a: usize, b: usize| by_simplicity(groups[a].lead(), groups[b].lead());
+    let as_simple = |a: usize, b: usize| groups[a].lead().simplicity() == groups[b].lead().simplicity();
+    let mean = |g: usize, k: usize| scores[g].mean(k);
+    let ties = |g: usize, h: usize, k: usize| rule::ties(&scores[g], &scores[h], k, objective);
+    let (at, settled, pool) = choose(groups.len(), objective.keys.len(), &mean, &ties, &simpler, &as_simple);
+    let decided = settled.decider(objective);
+    let all_tied = pool.len() == groups.len();
+    // Said truly: on each key, only the groups tied with the pick on it and on every key before.
+    let mut with: Vec<usize> = (0..groups.len()).filter(|&g| g != at).collect();
+    let mut on = Vec::new();
     for (k, &key) in objective.keys.iter().enumerate() {
-        let lead = pool
-            .iter()
-            .copied()
-            .min_by(|&a, &b| {
-                mean(a, k)
-                    .total_cmp(&mean(b, k))
-                    .then_with(|| by_simplicity(groups[a].lead(), groups[b].lead()))
-            })
-            .unwrap_or(0);
-        let ties = |g: usize| match (estimates[g][k], estimates[lead][k]) {
-            (Some(x), Some(y)) => x.ties(&y, objective.tie) || shown_alike(key, x.mean, y.mean),
-            (None, None) => true,
-            _ => false,
-        };
-        let next: Vec<usize> = pool.iter().copied().filter(|&g| ties(g)).collect();
-        if k == 0 {
-            first_tied = next.clone();
-        }
-        if next.len() > 1 {
-            tied_on.push(key);
-        } else if !tied_on.is_empty() && broken_by.is_none() {
-            broken_by = Some(key);
-        }
-        pool = next;
-        if pool.len() == 1 {
+        with.retain(|&g| ties(g, at, k));
+        on.push((key, with.iter().map(|&g| groups[g].lead().strategy()).collect()));
+        if decided == Decider::Key(key) {
             break;
         }
     }
-    let all_tied = pool.len() == groups.len();
-    let at = pool
-        .iter()
-        .copied()
-        .min_by(|&a, &b| by_simplicity(groups[a].lead(), groups[b].lead()))
-        .unwrap_or(0);
-    let how = (first_tied.len() > 1).then(|| Tie {
-        with: first_tied
-            .iter()
-            .filter(|&&g| g != at)
-            .map(|&g| groups[g].lead().strategy())
-            .collect(),
-        on: tied_on,
-        broken_by,
-    });
-    (at, how, all_tied)
-}
-
-/// Whether two means print alike, so that no ranking rests on a difference nobody is shown:
-/// dollars to a hundredth of a cent, counts to a tenth.
-fn shown_alike(key: Key, a: f64, b: f64) -> bool {
-    match key {
-        Key::Cost => (a * 1e4).round() == (b * 1e4).round(),
-        Key::Facts | Key::Calls | Key::Tokens => (a * 10.0).round() == (b * 10.0).round(),
-    }
+    let tie = on
+        .first()
+        .is_some_and(|(_, with): &(Key, Vec<String>)| !with.is_empty())
+        .then_some(Tie { on, decided });
+    (at, tie, all_tied)
 }
 
 /// Positions of the front among `ranked`, cheapest first.

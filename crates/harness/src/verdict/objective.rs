@@ -29,6 +29,16 @@ impl Key {
         }
     }
 
+    /// What it measures, for sentences: "facts lost", "cost".
+    pub fn noun(self) -> &'static str {
+        match self {
+            Key::Facts => "facts lost",
+            Key::Cost => "cost",
+            Key::Tokens => "tokens sent",
+            Key::Calls => "model calls",
+        }
+    }
+
     /// What it means, for people: "lowest cost".
     pub fn describe(self) -> &'static str {
         match self {
@@ -138,8 +148,9 @@ impl Objective {
         self.keys.iter().map(|k| k.figure()).collect()
     }
 
-    /// For people: "fewest facts lost, then lowest cost; ties within 1% or overlapping 95%
-    /// intervals go to the next key, then to the simpler strategy".
+    /// For people: "fewest facts lost, then lowest cost; ties (a difference paired over the
+    /// seeds whose 95% interval holds zero, or within 1%) go to the next key, then to the
+    /// simpler strategy, then to the name".
     pub fn describe(&self) -> String {
         let keys: Vec<String> = self
             .keys
@@ -150,7 +161,7 @@ impl Objective {
             })
             .collect();
         format!(
-            "{}; ties (within {}% or overlapping 95% intervals) go to the next key, then to the simpler strategy",
+            "{}; ties (a difference paired over the seeds whose 95% interval holds zero, or within {}%) go to the next key, then to the simpler strategy, then to the name",
             keys.join(", then "),
             self.tie * 100.0
         )

@@ -6,6 +6,8 @@ use serde::Serialize;
 use super::{Config, Objective, Verdict, verdicts};
 use crate::billing::cache_mode::CacheMode;
 use crate::billing::price::{Billed, Price, dollars};
+use crate::human::thousands;
+use crate::metrics::RunMetrics;
 use crate::row::ResultRow;
 use crate::settings::RunSettings;
 
@@ -57,7 +59,9 @@ pub struct Sensitivity {
     pub seed_win_rate: Option<f64>,
     /// Seeds the win rate is over.
     pub seeds: usize,
-    /// Flips under some price, or wins in fewer than 80% of seeds.
+    /// Whether the verdict rests on one draw (one seed of runs that draw at random).
+    pub one_draw: bool,
+    /// Flips under some price, wins in fewer than 80% of seeds, or rests on one draw.
     pub fragile: bool,
 }
 
@@ -121,10 +125,20 @@ pub fn sensitivities(
                 let picked = other.and_then(|w| w.pick()).map(Config::strategy);
                 let flipped = picked.as_deref() != Some(name.as_str());
                 if flipped {
+                    let in_other = |name: &str| {
+                        other.and_then(|w| w.groups().flat_map(|g| &g.configs).find(|c| c.strategy() == name))
+                    };
+                    let in_this = |name: &str| v.groups().flat_map(|g| &g.configs).find(|c| c.strategy() == name);
+                    let flipped = Flipped {
+                        pick,
+                        pick_there: in_other(&name),
+                        other: picked.as_deref().and_then(in_this),
+                        other_there: picked.as_deref().and_then(in_other),
+                    };
                     flips.push(Flip {
                         price: alt.name.clone(),
                         pick: picked.clone(),
-                        cause: cause(pick, alt),
+                        cause: cause(&flipped, alt),
                     });
                 }
                 if alt.summarizer {
@@ -142,36 +156,150 @@ pub fn sensitivities(
                 of: prices.len(),
                 profiles_hold: profiles.len() - profile_flips,
                 profiles,
-                fragile: !flips.is_empty() || seed_win_rate.is_some_and(|w| w < STABLE_SEEDS),
+                fragile: !flips.is_empty() || v.one_draw || seed_win_rate.is_some_and(|w| w < STABLE_SEEDS),
                 prices,
                 flips,
                 seed_win_rate,
                 seeds,
+                one_draw: v.one_draw,
             })
         })
         .collect()
 }
 
-/// Why a price or profile flips a pick, where it can be said.
-fn cause(pick: &Config<'_>, alt: &Alternative) -> Option<String> {
+/// The pick and what took its place, each as it ran with the run's price and under another:
+/// what a flip's cause is found from.
+struct Flipped<'v, 'a> {
+    /// The pick, as it ran.
+    pick: &'v Config<'a>,
+    /// The pick under the other price.
+    pick_there: Option<&'v Config<'a>>,
+    /// What the other price picks, as it ran with the run's price.
+    other: Option<&'v Config<'a>>,
+    /// What the other price picks, under it.
+    other_there: Option<&'v Config<'a>>,
+}
+
+/// The mean of a count over a configuration's seeds.
+fn mean(c: &Config<'_>, figure: impl Fn(&RunMetrics) -> u64) -> f64 {
+    c.mean_of(|m| figure(m) as f64).mean
+}
+
+/// Why a price or profile flips a pick, found by comparing the runs: the pick's cache reads gone
+/// under a cache minimum its requests never reach; a time to live that outlasts the idle gaps,
+/// so that a cold trigger fires less; cache writes that cost more than the reads they buy; the
+/// reads the pick relied on more than what took its place, with no cache at all; compactions
+/// that break the cached prefix, so that the pick reads less from the cache than what took its
+/// place; a summarizer profile under which the pick loses more facts. `None` where none of
+/// these is seen.
+fn cause(f: &Flipped<'_, '_>, alt: &Alternative) -> Option<String> {
+    let there = f.pick_there?;
+    let reads = |c: &Config<'_>| mean(c, |m| m.cache_read_tokens);
     if alt.summarizer {
-        return Some("its summaries keep facts at other rates".into());
+        let (before, after) = (f.pick.facts_lost().mean, there.facts_lost().mean);
+        return (after > before).then(|| {
+            format!(
+                "with its summaries the pick loses {} facts a run, not {}",
+                super::fraction(after),
+                super::fraction(before)
+            )
+        });
     }
-    let peak = pick
-        .rows
-        .iter()
-        .map(|r| r.metrics.peak_accepted_tokens)
-        .max()
-        .unwrap_or(0);
-    let reads = pick.rows.iter().any(|r| r.metrics.cache_read_tokens > 0);
+    let run_cache = &f.pick.settings().cache;
+    let lost_reads = reads(f.pick) - reads(there);
+    let other_lost = match (f.other, f.other_there) {
+        (Some(o), Some(t)) => reads(o) - reads(t),
+        _ => 0.0,
+    };
     match &alt.cache {
-        CacheMode::None if reads => Some("without a cache, what the pick saved by keeping its prefix is gone".into()),
-        CacheMode::Prefix { min, .. } | CacheMode::Breakpoints { min, .. } if *min > peak => Some(format!(
-            "its cache minimum of {} tokens is never reached",
-            crate::human::thousands(*min)
-        )),
-        _ => None,
+        CacheMode::None => {
+            let other = f.other.map_or(0.0, reads);
+            return (reads(f.pick) > other).then(|| {
+                format!(
+                    "with no cache the {} tokens a run the pick read from it, more than the {} of what replaces it, are billed in full",
+                    thousands(reads(f.pick).round() as u64),
+                    thousands(other.round() as u64)
+                )
+            });
+        }
+        CacheMode::Prefix { min, .. } | CacheMode::Breakpoints { min, .. } => {
+            let peak = there
+                .rows
+                .iter()
+                .map(|r| r.metrics.peak_accepted_tokens)
+                .max()
+                .unwrap_or(0);
+            if reads(there) == 0.0 && lost_reads > other_lost && *min > peak {
+                return Some(format!(
+                    "its cache minimum of {} tokens is never reached: the pick's largest request is {}",
+                    thousands(*min),
+                    thousands(peak)
+                ));
+            }
+        }
     }
+    let cold = f.pick.settings().strategy.to_string().contains("trigger=cold");
+    let (ttl, run_ttl) = (alt.cache.ttl_s().unwrap_or(0), run_cache.ttl_s().unwrap_or(0));
+    let (fired, fires) = (
+        f.pick.mean_of(|m| m.compactions as f64).mean,
+        there.mean_of(|m| m.compactions as f64).mean,
+    );
+    if cold && ttl > run_ttl && fires < fired {
+        let how = if fires == 0.0 {
+            "never fires".to_owned()
+        } else {
+            format!(
+                "fires {} times a run, not {}",
+                super::fraction(fires),
+                super::fraction(fired)
+            )
+        };
+        return Some(format!(
+            "its time to live of {} outlasts the idle gaps, so the pick's cold trigger {how}",
+            crate::human::duration(ttl)
+        ));
+    }
+    let price = there.settings().price.as_ref()?.for_cache(&alt.cache);
+    let (written, read) = (mean(there, |m| m.cache_write_tokens), reads(there));
+    let at = |billed: Billed| price.cost(&billed) as f64;
+    let as_input = |n: f64| {
+        at(Billed {
+            uncached: n.round() as u64,
+            ..Billed::default()
+        })
+    };
+    let extra = at(Billed {
+        cache_write: written.round() as u64,
+        ..Billed::default()
+    }) - as_input(written);
+    let saved = as_input(read)
+        - at(Billed {
+            cache_read: read.round() as u64,
+            ..Billed::default()
+        });
+    if extra > saved && extra > 0.0 {
+        return Some(format!(
+            "the pick's cache writes cost {} a run more than at the input price, and its reads save {}",
+            money_of(extra),
+            money_of(saved)
+        ));
+    }
+    let breaks = there.mean_of(|m| m.prefix_breaks as f64).mean;
+    let (other, other_reads) = f.other_there.map(|o| (o, reads(o)))?;
+    (breaks > 0.0 && read < other_reads).then(|| {
+        format!(
+            "the pick's compactions break the cached prefix {} times a run: it reads {} tokens a run from the cache, {} {}",
+            super::fraction(breaks),
+            thousands(read.round() as u64),
+            other.strategy_brief(),
+            thousands(other_reads.round() as u64)
+        )
+    })
+}
+
+/// Picodollars for people: `$0.0012`.
+fn money_of(picodollars: f64) -> String {
+    crate::human::dollars(dollars(picodollars.max(0.0) as u128))
 }
 
 /// In how many of the scenario's seeds the pick wins on that seed's runs alone.

@@ -9,8 +9,13 @@
 
 use std::cmp::Ordering;
 
-use super::{Config, Objective, Verdict};
+use super::rule::{Settled, choose};
+use super::{Config, Objective, Paired, Verdict};
 use crate::human::count;
+use crate::settings::RunSettings;
+
+/// A regret past this counts as this much when regrets are paired (the best run's figure was 0).
+const REGRET_CAP: f64 = 1e6;
 
 /// One line of the leaderboard: a strategy, or several with the same figures everywhere.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,6 +56,12 @@ pub struct Suite {
     pub not_discriminating: Vec<String>,
     /// Discriminating scenarios.
     pub scenarios: usize,
+    /// How the pick was reached among the contenders: those tied with it on facts lost (paired
+    /// over the scenarios) and on regret, and what settled it; `None` when nothing tied.
+    pub tie: Option<(Vec<String>, Settled)>,
+    /// The configuration of the pick to run: the one its tuning chose on the most discriminating
+    /// scenarios (its window is the scenario's, so the user's own), with on how many of how many.
+    pub run: Option<(RunSettings, usize, usize)>,
 }
 
 /// One strategy across the discriminating scenarios.
@@ -172,16 +183,13 @@ pub fn suite(verdicts: &[Verdict<'_>], objective: &Objective) -> Suite {
     let common: Vec<usize> = (0..kept.len())
         .filter(|&k| contenders.iter().all(|&i| records[i].qualifies(k)))
         .collect();
-    let key = |i: usize| records[i].over(&common);
-    let mut order = contenders.clone();
-    order.sort_by(|&a, &b| {
-        let ((fa, ma, wa), (fb, mb, wb)) = (key(a), key(b));
-        cmp(fa, fb)
-            .then(cmp(ma, mb))
-            .then(cmp(wa, wb))
-            .then_with(|| simpler(&records[a], &records[b]))
-    });
+    let order = ranked(&records, &contenders, &common, objective);
+    let tie = order
+        .first()
+        .and_then(|&(_, ref with, settled)| (!with.is_empty()).then(|| (with.clone(), settled)));
+    let order: Vec<usize> = order.into_iter().map(|(i, _, _)| i).collect();
     let pick = order.first().copied();
+    let run = pick.and_then(|p| to_run(&records[p]));
     let standing = |i: usize, alike: &[String]| -> Standing {
         let r = &records[i];
         let over: Vec<usize> = if contenders.contains(&i) {
@@ -217,6 +225,15 @@ pub fn suite(verdicts: &[Verdict<'_>], objective: &Objective) -> Suite {
             .then(cmp(a.median_regret, b.median_regret))
             .then_with(|| a.strategy.cmp(&b.strategy)),
     });
+    // The trade against the runner-up, over the scenarios both qualify on: facts lost a run by
+    // each, and how many scenarios.
+    let trade = pick.zip(leaderboard.get(1)).and_then(|(p, runner)| {
+        let r = records.iter().position(|r| r.strategy == runner.strategy)?;
+        let both: Vec<usize> = (0..kept.len())
+            .filter(|&k| records[r].qualifies(k) && records[p].qualifies(k))
+            .collect();
+        Some((records[p].over(&both).0?, records[r].over(&both).0?, both.len()))
+    });
     let why = match pick {
         None if kept.is_empty() => {
             "no scenario tells the strategies apart: in each, every run ties or none qualifies".into()
@@ -225,10 +242,10 @@ pub fn suite(verdicts: &[Verdict<'_>], objective: &Objective) -> Suite {
         Some(_) => reason(
             &leaderboard,
             objective,
-            most,
-            kept.len(),
-            contenders.len(),
-            common.len(),
+            (most, kept.len()),
+            (contenders.len(), common.len()),
+            tie.as_ref(),
+            trade,
         ),
     };
     Suite {
@@ -238,7 +255,99 @@ pub fn suite(verdicts: &[Verdict<'_>], objective: &Objective) -> Suite {
         why,
         not_discriminating,
         scenarios: kept.len(),
+        tie,
+        run,
     }
+}
+
+/// The contenders in order, each the best of those left by the verdicts' one rule over the
+/// scenarios they all qualify on: facts lost a run as printed, then regret paired over the
+/// scenarios (the lowest median leading), then worst regret as printed, then the simpler
+/// strategy, then the name. Each with the contenders tied with it on facts and regret when it was chosen,
+/// and what settled it.
+fn ranked(
+    records: &[Record<'_, '_>],
+    contenders: &[usize],
+    common: &[usize],
+    objective: &Objective,
+) -> Vec<(usize, Vec<String>, Settled)> {
+    let regrets = |i: usize| -> Vec<(u64, f64)> {
+        common
+            .iter()
+            .filter_map(|&k| Some((k as u64, records[i].regret[k]?.min(REGRET_CAP))))
+            .collect()
+    };
+    let mut left: Vec<usize> = contenders.to_vec();
+    let mut out = Vec::with_capacity(left.len());
+    while !left.is_empty() {
+        let regret: Vec<Vec<(u64, f64)>> = left.iter().map(|&i| regrets(i)).collect();
+        let overs: Vec<(Option<f64>, Option<f64>, Option<f64>)> =
+            left.iter().map(|&i| records[i].over(common)).collect();
+        let mean = |j: usize, k: usize| {
+            let (f, m, w) = overs[j];
+            [f, m, w][k].map_or(f64::INFINITY, |x| x.min(REGRET_CAP))
+        };
+        let ties = |j: usize, h: usize, k: usize| match k {
+            // Facts lost: a scenario's facts are not a draw of the others', so they are not paired
+            // across scenarios; two tie only where they print alike.
+            0 => overs[j].0.map(fraction) == overs[h].0.map(fraction),
+            1 => {
+                signed_of(overs[j].1) == signed_of(overs[h].1)
+                    || Paired::between(&regret[j], &regret[h])
+                        .is_none_or(|d| d.ties(mean(j, 1), mean(h, 1), objective.tie))
+            }
+            _ => signed_of(overs[j].2) == signed_of(overs[h].2),
+        };
+        let simpler_of = |j: usize, h: usize| simpler(&records[left[j]], &records[left[h]]);
+        let as_simple = |j: usize, h: usize| simplicity(&records[left[j]]) == simplicity(&records[left[h]]);
+        let (at, settled, _) = choose(left.len(), 3, &mean, &ties, &simpler_of, &as_simple);
+        let with: Vec<String> = (0..left.len())
+            .filter(|&j| j != at && ties(j, at, 0) && ties(j, at, 1))
+            .map(|j| records[left[j]].strategy.clone())
+            .collect();
+        out.push((left.remove(at), with, settled));
+    }
+    out
+}
+
+/// A regret as printed, for ties.
+fn signed_of(regret: Option<f64>) -> Option<String> {
+    regret.map(signed)
+}
+
+/// The configuration of a strategy to run: the one its tuning chose on the most scenarios it
+/// qualifies on (the first of those chosen as often), with on how many of how many.
+fn to_run(record: &Record<'_, '_>) -> Option<(RunSettings, usize, usize)> {
+    let chosen: Vec<&RunSettings> = record
+        .at
+        .iter()
+        .flatten()
+        .filter(|(_, q)| *q)
+        .map(|(c, _)| c.settings())
+        .collect();
+    let alike = |a: &RunSettings, b: &RunSettings| {
+        a.strategy == b.strategy
+            && a.threshold == b.threshold
+            && a.target == b.target
+            && a.keep_recent_turns == b.keep_recent_turns
+            && a.reply_reserve == b.reply_reserve
+            && a.estimator == b.estimator
+    };
+    let mut best: Option<(&RunSettings, usize)> = None;
+    for s in &chosen {
+        let n = chosen.iter().filter(|t| alike(s, t)).count();
+        if best.is_none_or(|(_, m)| n > m) {
+            best = Some((s, n));
+        }
+    }
+    best.map(|(s, n)| {
+        let settings = RunSettings {
+            window: None,
+            seed: 0,
+            ..s.clone()
+        };
+        (settings, n, chosen.len())
+    })
 }
 
 /// Lower first; a figure that is missing last.
@@ -251,10 +360,16 @@ fn cmp(a: Option<f64>, b: Option<f64>) -> Ordering {
     }
 }
 
+/// How simple a strategy is (that of its first configuration).
+fn simplicity(r: &Record<'_, '_>) -> Option<(usize, usize)> {
+    r.at.iter().flatten().next().map(|(c, _)| c.simplicity())
+}
+
 /// The simpler strategy first (fewer stages, then fewer parameters changed), then by name.
 fn simpler(a: &Record<'_, '_>, b: &Record<'_, '_>) -> Ordering {
-    let s = |r: &Record<'_, '_>| r.at.iter().flatten().next().map(|(c, _)| c.simplicity());
-    s(a).cmp(&s(b)).then_with(|| a.strategy.cmp(&b.strategy))
+    simplicity(a)
+        .cmp(&simplicity(b))
+        .then_with(|| a.strategy.cmp(&b.strategy))
 }
 
 /// `0.123` → `+12%`, `-0.031` → `-3.1%`, `0` → `±0%`.
@@ -276,10 +391,10 @@ pub fn signed(change: f64) -> String {
 fn reason(
     leaderboard: &[Standing],
     objective: &Objective,
-    most: usize,
-    scenarios: usize,
-    contenders: usize,
-    common: usize,
+    (most, scenarios): (usize, usize),
+    (contenders, common): (usize, usize),
+    tie: Option<&(Vec<String>, Settled)>,
+    trade: Option<(f64, f64, usize)>,
 ) -> String {
     let pick = &leaderboard[0];
     let mut why = format!(
@@ -303,6 +418,19 @@ fn reason(
         pick.median_regret.map_or("—".into(), signed),
         pick.worst_regret.map_or("—".into(), signed),
     ));
+    if let Some((with, settled)) = tie {
+        let with: Vec<String> = with.iter().map(|n| brief(n)).collect();
+        let settled = match settled {
+            Settled::Key(_) => "its worst regret is lower".to_owned(),
+            Settled::Simpler => "the simpler wins".to_owned(),
+            Settled::Name => "none is simpler: the name decided".to_owned(),
+        };
+        why.push_str(&format!(
+            "; it ties with {} on facts lost and {last} (paired over those scenarios, or within {}%): {settled}",
+            with.join(", "),
+            objective.tie * 100.0
+        ));
+    }
     if let Some(runner) = leaderboard.get(1) {
         why.push_str(&format!(
             "; the runner-up, {}, qualifies on {} and over the {} both qualify on loses {} facts a run, at a median {} and worst {}",
@@ -313,6 +441,34 @@ fn reason(
             runner.median_regret.map_or("—".into(), signed),
             runner.worst_regret.map_or("—".into(), signed),
         ));
+        // The trade in words, when the runner-up keeps more facts on the scenarios both qualify
+        // on and does not tie with the pick.
+        let tied = tie.is_some_and(|(with, _)| with.contains(&runner.strategy));
+        if let Some((p, r, n)) = trade
+            && r < p
+            && fraction(r) != fraction(p)
+            && !tied
+        {
+            let times = if r > 0.0 && p / r >= 2.0 {
+                format!(", {:.0} times fewer", p / r)
+            } else {
+                String::new()
+            };
+            let coverage = if runner.qualified < pick.qualified {
+                format!(
+                    ", but qualifies on {} fewer",
+                    count(pick.qualified - runner.qualified, "scenario")
+                )
+            } else {
+                String::new()
+            };
+            why.push_str(&format!(
+                ": choosing it loses {} facts a run instead of {} on the {} both qualify on{times}{coverage}",
+                fraction(r),
+                fraction(p),
+                count(n, "scenario"),
+            ));
+        }
     }
     // How the pick stands against each native default that ran (a preset), the runner-up aside.
     let natives: Vec<String> = leaderboard

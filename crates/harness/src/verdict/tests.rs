@@ -108,8 +108,9 @@ fn runs_within_the_tolerance_tie_and_the_simpler_strategy_wins() {
     let v = &verdicts(&rows, &default())[0];
     assert_eq!(names(&v.ranked), [["drop"], ["truncate+drop"]]);
     let tie = v.tie.as_ref().expect("a tie");
-    assert_eq!(tie.on, [Key::Facts, Key::Cost]);
-    assert_eq!(tie.broken_by, None);
+    let with = vec![v.ranked[1].lead().strategy()];
+    assert_eq!(tie.on, [(Key::Facts, with.clone()), (Key::Cost, with)]);
+    assert_eq!(tie.decided, Decider::Simpler);
     assert!(!v.discriminates, "every run ties with the pick on every key");
     // With no tolerance and no spread, the cheaper wins.
     let exact = Objective::resolve(None, true, None, 0.0).expect("valid");
@@ -255,8 +256,191 @@ fn a_suite_where_nothing_qualifies_has_no_pick() {
     assert_eq!(s.not_discriminating, ["a"]);
 }
 
+#[test]
+fn the_suite_ties_what_prints_alike_and_the_simpler_wins() {
+    // none wins a, mask:m=1 wins b, each +30% on the other: the same median and worst regret,
+    // paired over the scenarios a tie, which the simpler (none) wins, and says so.
+    let rows = [
+        row("a", "none", 0.0100, 0, true),
+        row("a", "mask:m=1,trigger=cold", 0.0130, 0, true),
+        row("b", "none", 0.0130, 0, true),
+        row("b", "mask:m=1,trigger=cold", 0.0100, 0, true),
+    ];
+    let s = suite(&verdicts(&rows, &default()), &default());
+    assert_eq!(s.pick.as_deref(), Some("none"));
+    let (with, settled) = s.tie.as_ref().expect("a tie");
+    assert_eq!((with.len(), *settled), (1, Settled::Simpler));
+    assert!(s.why.contains("the simpler wins"), "{}", s.why);
+}
+
+#[test]
+fn the_suite_names_a_configuration_to_run_and_the_trade_in_words() {
+    // drop qualifies everywhere and loses facts; summarize keeps them but overflows on c.
+    let rows = [
+        row("a", "drop", 0.010, 2, true),
+        row("a", "summarize", 0.020, 0, true),
+        row("b", "drop", 0.010, 2, true),
+        row("b", "summarize", 0.020, 0, true),
+        row("c", "drop", 0.010, 0, true),
+        row("c", "truncate", 0.020, 0, true),
+        row("c", "summarize", 0.001, 0, false),
+    ];
+    let s = suite(&verdicts(&rows, &default()), &default());
+    assert_eq!(s.pick.as_deref(), Some("drop"));
+    let (run, on, of) = s.run.as_ref().expect("a configuration");
+    assert_eq!((run.strategy.brief().as_str(), *on, *of), ("drop", 3, 3));
+    assert!(
+        s.why.contains("choosing it loses 0 facts a run instead of 2.0 on the 2 scenarios both qualify on, but qualifies on 1 scenario fewer"),
+        "{}",
+        s.why
+    );
+}
+
+/// Rows of one configuration over seeds 0.., from its facts lost and costs per seed.
+fn over_seeds(scenario: &str, strategy: &str, facts: &[usize], costs: &[f64]) -> Vec<ResultRow> {
+    facts
+        .iter()
+        .zip(costs)
+        .enumerate()
+        .map(|(seed, (&f, &c))| seeded(scenario, strategy, seed as u64, c, f, true))
+        .collect()
+}
+
+#[test]
+fn ties_are_said_per_key_and_only_with_runs_tied_on_every_key_before() {
+    // The shape of no-tools-chat: summarize keeps the facts drop keeps but costs 40% more.
+    let rows = [
+        row("s", "drop", 0.0294, 0, true),
+        row("s", "summarize", 0.0416, 0, true),
+        row("s", "window", 0.0296, 1, true),
+    ];
+    let v = &verdicts(&rows, &default())[0];
+    assert_eq!(names(&v.ranked[..1]), [["drop"]]);
+    let tie = v.tie.as_ref().expect("summarize ties on facts");
+    let summarize = v.ranked[1].lead().strategy();
+    assert_eq!(tie.on, [(Key::Facts, vec![summarize.clone()]), (Key::Cost, vec![])]);
+    assert_eq!(tie.decided, Decider::Key(Key::Cost));
+    assert_eq!(tie.tied_throughout(), (vec![Key::Facts], &[summarize][..]));
+}
+
+#[test]
+fn the_name_decides_where_both_are_as_simple() {
+    let rows = [row("s", "mask", 0.01000, 0, true), row("s", "drop", 0.01003, 0, true)];
+    let v = &verdicts(&rows, &default())[0];
+    assert_eq!(names(&v.ranked[..1]), [["drop"]]);
+    assert_eq!(v.tie.as_ref().map(|t| t.decided), Some(Decider::Name));
+    // One stage with a parameter changed is less simple: there, simplicity decides.
+    let rows = [
+        row("s", "drop", 0.01003, 0, true),
+        row("s", "mask:m=3", 0.01000, 0, true),
+    ];
+    let v = &verdicts(&rows, &default())[0];
+    assert_eq!(v.tie.as_ref().map(|t| t.decided), Some(Decider::Simpler));
+}
+
+#[test]
+fn seeds_are_paired_so_a_difference_in_every_seed_decides() {
+    // summarize at ratio 0.3 loses fewer facts than at 0.1 in 9 seeds of 10 and more in none:
+    // alone, their intervals overlap; paired, 0.3 wins though 0.1 is the simpler.
+    let low = [1, 4, 1, 4, 1, 4, 1, 4, 1, 2];
+    let high = [0, 3, 0, 3, 0, 3, 0, 3, 0, 2];
+    let mut rows = over_seeds("s", "summarize", &low, &[0.02; 10]);
+    rows.extend(over_seeds("s", "summarize:ratio=0.3", &high, &[0.021; 10]));
+    let v = &verdicts(&rows, &default())[0];
+    let (a, b) = (v.ranked[0].lead(), v.ranked[1].lead());
+    assert!(
+        a.facts_lost().ties(&b.facts_lost(), 0.0),
+        "each alone overlaps the other"
+    );
+    assert_eq!(a.settings().strategy.brief(), "summarize:ratio=0.3");
+    let p = Paired::of(a, b, |m| Some(m.facts_missed() as f64)).expect("paired");
+    assert_eq!((p.lower_in, p.higher_in), (9, 0));
+    assert_eq!(v.tie, None);
+}
+
+#[test]
+fn one_draw_is_said_and_fragile() {
+    let mut r = row("s", "summarize", 0.02, 0, true);
+    r.metrics.summarizer_calls = 1;
+    let rows = [r, row("s", "drop", 0.01, 1, true)];
+    let v = &verdicts(&rows, &default())[0];
+    assert!(v.one_draw);
+    let s = sensitivities(std::slice::from_ref(v), &[], &default());
+    assert!(s[0].as_ref().is_some_and(|s| s.fragile && s.one_draw && s.of == 0));
+    // Nothing drew: one run is the figure itself.
+    let rows = [row("s", "truncate", 0.02, 0, true), row("s", "drop", 0.01, 1, true)];
+    assert!(!verdicts(&rows, &default())[0].one_draw);
+}
+
+/// The pick of each scenario as `compare`'s verdicts name it, and as the sweep and `merge` keep
+/// it while the rows pass ([`Best`]).
+fn both_picks(rows: &[ResultRow], objective: &Objective) -> (Vec<Option<String>>, Vec<Option<String>>) {
+    let verdicts = verdicts(rows, objective);
+    let from_verdicts: Vec<Option<String>> = verdicts.iter().map(|v| v.pick().map(Config::strategy)).collect();
+    let mut best = Best::new(objective);
+    for r in rows {
+        best.add(r.clone());
+    }
+    let kept = best
+        .finish(&mut |ranges| rows_at(rows.iter().cloned().map(Ok::<_, ()>), ranges))
+        .expect("read back");
+    let streamed = verdicts
+        .iter()
+        .map(|v| {
+            kept.iter()
+                .find(|rows| rows[0].scenario == v.scenario)
+                .map(|rows| rows[0].settings.strategy.to_string())
+        })
+        .collect();
+    (from_verdicts, streamed)
+}
+
+#[test]
+fn three_configurations_whose_ties_do_not_chain_have_one_winner_everywhere() {
+    // facts 0,0,0,0 at cost 10; 0,1,0,1 at 1; 1,1,1,1 at 0.5. Two at a time, each beats the one
+    // before; the verdict's rule ties the first two on facts, leaves the third out, and the
+    // cheaper of the two wins.
+    let mut rows = over_seeds("s", "summarize", &[0, 0, 0, 0], &[10.0; 4]);
+    rows.extend(over_seeds("s", "drop", &[0, 1, 0, 1], &[1.0; 4]));
+    rows.extend(over_seeds("s", "mask", &[1, 1, 1, 1], &[0.5; 4]));
+    let (verdict, streamed) = both_picks(&rows, &default());
+    assert_eq!(verdict, [Some("drop".to_owned())]);
+    assert_eq!(streamed, verdict);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Random configurations over random seeds, facts and costs, in several scenarios:
+    /// `compare`'s verdicts and the streamed best (the sweep's, `merge`'s) name the same winner.
+    #[test]
+    fn every_command_names_the_same_winner(
+        scenarios in proptest::collection::vec(
+            proptest::collection::vec((proptest::collection::vec((0usize..3, 1u32..40), 1..6), any::<bool>()), 1..7),
+            1..4,
+        ),
+        seeds in 1usize..6,
+    ) {
+        let strategies = ["none", "drop", "truncate", "mask", "window", "summarize", "mask+drop"];
+        let mut rows = Vec::new();
+        for (k, configs) in scenarios.iter().enumerate() {
+            let name = format!("s{k}");
+            for ((draws, done), s) in configs.iter().zip(strategies) {
+                for seed in 0..seeds {
+                    let (lost, cost) = draws[seed % draws.len()];
+                    let done = *done || seed > 0;
+                    rows.push(seeded(&name, s, seed as u64, f64::from(cost) / 100.0, lost, done));
+                }
+            }
+        }
+        // In the order every command writes them: scenario, then settings.
+        rows.sort_by(|a, b| a.scenario.cmp(&b.scenario).then_with(|| a.settings.order(&b.settings)));
+        let (verdict, streamed) = both_picks(&rows, &default());
+        prop_assert_eq!(&verdict, &streamed);
+        let tokens = Objective::resolve(Some("tokens,facts"), true, None, 0.0).expect("valid");
+        let (verdict, streamed) = both_picks(&rows, &tokens);
+        prop_assert_eq!(verdict, streamed);
+    }
 
     /// Whatever the figures: every ranked group qualifies, every disqualified one says why, each
     /// configuration is in exactly one group, the pick never loses more facts than a qualifying
