@@ -67,7 +67,8 @@ pub struct SweepArgs {
     /// Run only the i-th of n slices of the grid (1-based), balanced by the scenarios' sizes,
     /// into OUT/shard-I-of-N/ (a shard done already is not run again); `auto` reads the slice
     /// from a scheduler: a Slurm job array (SLURM_ARRAY_TASK_ID, SLURM_ARRAY_TASK_COUNT,
-    /// SLURM_ARRAY_TASK_MIN) or a Kubernetes indexed Job (JOB_COMPLETION_INDEX, with --shards).
+    /// SLURM_ARRAY_TASK_MIN, SLURM_ARRAY_TASK_STEP) or a Kubernetes indexed Job (JOB_COMPLETION_INDEX,
+    /// with --shards).
     /// `ctxbench merge OUT` joins the shards.
     #[arg(long, value_name = "I/N|auto")]
     pub(super) shard: Option<String>,

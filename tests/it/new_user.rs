@@ -339,3 +339,40 @@ fn a_verdict_with_no_pick_points_where_the_reasons_are() {
     );
     assert!(!page.contains("see why above"), "the reasons are not above it");
 }
+
+/// Issue 46: seeds past the largest one panicked or ran fewer seeds than asked; a lost fact
+/// priced below nothing, or into an objective without cost, was taken; each is refused with
+/// the fix.
+#[test]
+fn seeds_and_fact_costs_out_of_range_are_refused_with_the_fix() {
+    let max = u64::MAX.to_string();
+    refused(
+        &["compare", SCENARIO, "--seed", &max, "--seeds", "3"],
+        &[
+            "--seed 18446744073709551615 leaves room for 1 seed above it, not 3",
+            "at most 18446744073709551613",
+        ],
+    );
+    refused(&["compare", SCENARIO, "--seed", &max], &["not 20"]);
+    refused(
+        &["sweep", SCENARIO, "--seed", &max, "--seeds", "3"],
+        &["leaves room for 1 seed"],
+    );
+    refused(&["compare", SCENARIO, "--seeds", "5..2"], &["runs down: write 2..5"]);
+    refused(&["compare", SCENARIO, "--seeds", "1000000"], &["more than the 100,000"]);
+    refused(&["compare", SCENARIO, "--seeds", "0"], &["at least one seed"]);
+    refused(
+        &["compare", SCENARIO, "--fact-cost", "-5"],
+        &["--fact-cost -5", "0 or more"],
+    );
+    refused(
+        &["compare", SCENARIO, "--fact-cost", "0.5", "--objective", "facts,tokens"],
+        &["has no cost key", "--objective facts,cost"],
+    );
+    let (code, err) = said(&["compare", SCENARIO, "--fact-cost", "0.5", "--price", "none"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("drop --price none") && !err.contains("--objective cost"),
+        "{err}"
+    );
+}

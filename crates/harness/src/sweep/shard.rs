@@ -61,17 +61,27 @@ impl Shard {
         };
         if let Some(id) = number("SLURM_ARRAY_TASK_ID")? {
             let min = number("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+            // An array with a step (`--array=0-6:2`) numbers its tasks min, min + step, …, and
+            // sets SLURM_ARRAY_TASK_STEP (https://slurm.schedmd.com/job_array.html, checked
+            // 2026-12-06).
+            let step = number("SLURM_ARRAY_TASK_STEP")?.unwrap_or(1).max(1);
             let count = match (number("SLURM_ARRAY_TASK_COUNT")?, number("SLURM_ARRAY_TASK_MAX")?) {
                 (Some(count), _) => count,
-                (None, Some(max)) if max >= min => max - min + 1,
+                (None, Some(max)) if max >= min => (max - min) / step + 1,
                 _ => {
                     return Err(GridError(
                         "--shard auto: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT; run the sweep as a job array (sbatch --array=1-N)".into(),
                     ));
                 }
             };
-            let shard = Shard::checked(id.checked_sub(min).map(|k| k + 1), count, || {
-                format!("SLURM_ARRAY_TASK_ID={id} with SLURM_ARRAY_TASK_MIN={min} and {count} tasks")
+            let offset = id.checked_sub(min);
+            if offset.is_some_and(|k| k % step != 0) {
+                return Err(GridError(format!(
+                    "--shard auto: SLURM_ARRAY_TASK_ID={id} is not a task of an array from {min} in steps of {step} (SLURM_ARRAY_TASK_STEP)"
+                )));
+            }
+            let shard = Shard::checked(offset.map(|k| k / step + 1), count, || {
+                format!("SLURM_ARRAY_TASK_ID={id} with SLURM_ARRAY_TASK_MIN={min}, step {step} and {count} tasks")
             })?;
             if let Some(n) = shards.filter(|&n| n != count) {
                 return Err(GridError(format!(
@@ -260,6 +270,38 @@ mod tests {
             Shard::from_env(&from_zero, None).map(|s| s.0),
             Ok(Shard { index: 1, count: 4 })
         );
+        // An array with a step (`sbatch --array=0-6:2`): tasks 0, 2, 4, 6 are shards 1 to 4
+        // (issue 46: task 2 ran shard 3 and tasks 4 and 6 failed).
+        for (id, index) in [("0", 1), ("2", 2), ("4", 3), ("6", 4)] {
+            let vars = [
+                ("SLURM_ARRAY_TASK_ID", id),
+                ("SLURM_ARRAY_TASK_COUNT", "4"),
+                ("SLURM_ARRAY_TASK_MIN", "0"),
+                ("SLURM_ARRAY_TASK_STEP", "2"),
+            ];
+            let stepped = env(&vars);
+            assert_eq!(
+                Shard::from_env(&stepped, None).map(|s| s.0),
+                Ok(Shard { index, count: 4 })
+            );
+        }
+        let by_max = env(&[
+            ("SLURM_ARRAY_TASK_ID", "6"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_MAX", "6"),
+            ("SLURM_ARRAY_TASK_STEP", "2"),
+        ]);
+        assert_eq!(
+            Shard::from_env(&by_max, None).map(|s| s.0),
+            Ok(Shard { index: 4, count: 4 })
+        );
+        let off_step = env(&[
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_COUNT", "4"),
+            ("SLURM_ARRAY_TASK_STEP", "2"),
+        ]);
+        let e = Shard::from_env(&off_step, None).expect_err("not a task of the array");
+        assert!(e.0.contains("in steps of 2"), "{}", e.0);
         let k8s = env(&[("JOB_COMPLETION_INDEX", "3")]);
         assert_eq!(
             Shard::from_env(&k8s, Some(4)).map(|s| s.0),

@@ -69,6 +69,16 @@ impl Objective {
     /// then cost (tokens with `--price none`); cost alone with a fact cost. The error says what
     /// to do.
     pub fn resolve(names: Option<&str>, priced: bool, fact_cost: Option<f64>, tie: f64) -> Result<Objective, String> {
+        if let Some(usd) = fact_cost {
+            if !priced {
+                return Err("--fact-cost prices a lost fact in dollars and needs a price; drop --price none".into());
+            }
+            if !(usd.is_finite() && usd >= 0.0) {
+                return Err(format!(
+                    "--fact-cost {usd}: a lost fact's price in dollars, 0 or more, such as 0.01"
+                ));
+            }
+        }
         let keys = match names {
             Some(list) => {
                 let mut keys = Vec::new();
@@ -93,8 +103,11 @@ impl Objective {
         if keys.contains(&Key::Cost) && !priced {
             return Err("--objective cost needs a price; drop --price none or rank by tokens".into());
         }
-        if fact_cost.is_some() && !priced {
-            return Err("--fact-cost prices a lost fact in dollars and needs a price; drop --price none".into());
+        if fact_cost.is_some() && !keys.contains(&Key::Cost) {
+            return Err(format!(
+                "--fact-cost folds lost facts into cost, but --objective {} has no cost key: add cost (--objective facts,cost) or drop --fact-cost",
+                keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(",")
+            ));
         }
         if !(0.0..1.0).contains(&tie) {
             return Err(format!("--tie {tie}: expected a fraction from 0 up to 1, such as 0.01"));
@@ -183,7 +196,12 @@ mod tests {
         assert!(o(Some("cost"), false, None).is_err_and(|e| e.contains("--price none")));
         assert!(o(Some("speed"), true, None).is_err_and(|e| e.contains("facts, cost, tokens or calls")));
         assert!(o(Some("cost,cost"), true, None).is_err_and(|e| e.contains("twice")));
-        assert!(o(None, false, Some(0.01)).is_err());
+        assert!(
+            o(None, false, Some(0.01)).is_err_and(|e| e.contains("drop --price none") && !e.contains("--objective"))
+        );
+        assert!(o(None, true, Some(-5.0)).is_err_and(|e| e.contains("0 or more")));
+        assert!(o(None, true, Some(f64::INFINITY)).is_err());
+        assert!(o(Some("facts,tokens"), true, Some(0.5)).is_err_and(|e| e.contains("has no cost key")));
         assert!(Objective::resolve(None, true, None, 1.5).is_err());
     }
 
