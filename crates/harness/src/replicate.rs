@@ -79,7 +79,7 @@ impl Seeds {
         }
         let n = number(text)?;
         if n == 0 {
-            return Err(format!("--seeds 0: at least one seed, such as --seeds 20"));
+            return Err("--seeds 0: at least one seed, such as --seeds 20".into());
         }
         if n > Seeds::MOST {
             return Err(too_many(n));
