@@ -13,7 +13,7 @@ use anyhow::Context;
 use crate::huge_pages::AllowWhenLarge;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::StageSpec;
-use ctxbench_compact::input::skip_bom;
+use ctxbench_compact::input::buffered;
 use ctxbench_compact::tokens::{CounterKind, Estimator, count_ahead};
 use ctxbench_compact::{Compaction, Compactor, Conversation, Format, Policy, RequestBody, Strategy, check_pairing};
 use ctxbench_harness::human::{percent_change, thousands};
@@ -250,17 +250,18 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
 /// Parses the body as it is read: the text is never held whole, so the peak is about the
 /// parsed history's size.
 fn read_body(file: Option<&PathBuf>, source_name: &str, format: Option<Format>) -> anyhow::Result<RequestBody> {
-    const BUFFER: usize = 1 << 18;
     match file.filter(|f| f.as_os_str() != "-") {
         Some(path) => {
             ctxbench_compact::input::check_file(path)?;
             let opened = std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let reader = std::io::BufReader::with_capacity(BUFFER, AllowWhenLarge::new(opened));
-            Ok(RequestBody::parse_reader_as(skip_bom(reader), source_name, format)?)
+            let reader =
+                buffered(AllowWhenLarge::new(opened)).with_context(|| format!("cannot read {}", path.display()))?;
+            Ok(RequestBody::parse_reader_as(reader, source_name, format)?)
         }
         None => {
-            let reader = std::io::BufReader::with_capacity(BUFFER, AllowWhenLarge::new(std::io::stdin().lock()));
-            Ok(RequestBody::parse_reader_as(skip_bom(reader), source_name, format)?)
+            let reader =
+                buffered(AllowWhenLarge::new(std::io::stdin().lock())).context("cannot read standard input")?;
+            Ok(RequestBody::parse_reader_as(reader, source_name, format)?)
         }
     }
 }
