@@ -20,9 +20,25 @@ pub struct ValidateArgs {
 
 pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
     let mut bad = 0;
+    // Each name and its file: `compare` refuses two scenarios of one name, and so does this.
+    let mut names: Vec<(String, PathBuf)> = Vec::new();
     for file in scenario_files(&args.files)? {
         match load_scenario(&file, 0) {
+            Ok(s) if names.iter().any(|(n, _)| *n == s.name) => {
+                bad += 1;
+                let other = names
+                    .iter()
+                    .find(|(n, _)| *n == s.name)
+                    .map(|(_, f)| f.display().to_string());
+                eprintln!(
+                    "error: {}: the name {:?} is already taken by {}; scenario names must be unique (change \"name\" in one of them)",
+                    file.display(),
+                    s.name,
+                    other.unwrap_or_default()
+                );
+            }
             Ok(s) => {
+                names.push((s.name.clone(), file.clone()));
                 let steps: usize = s.requests.iter().map(|r| r.steps.len()).sum();
                 sayln!(
                     "ok     {} ({}): {}, {}, {}, {}",

@@ -376,3 +376,43 @@ fn seeds_and_fact_costs_out_of_range_are_refused_with_the_fix() {
         "{err}"
     );
 }
+
+/// Issue 46: `validate` passed two files of one scenario name that `compare` then refused.
+#[test]
+fn validate_refuses_two_scenarios_of_one_name_as_compare_does() {
+    let dir = scratch("new-user-same-name");
+    let text = std::fs::read_to_string(SCENARIO).unwrap();
+    let copy = dir.join("copy.json");
+    std::fs::write(&copy, &text).unwrap();
+    let copy = copy.to_str().unwrap();
+    refused(
+        &["validate", SCENARIO, copy],
+        &[
+            "copy.json: the name \"bike-shop-return\" is already taken by scenarios/bike-shop-return.json",
+            "must be unique",
+        ],
+    );
+    refused(
+        &["compare", SCENARIO, copy, "--out", dir.join("out").to_str().unwrap()],
+        &["is already taken by"],
+    );
+}
+
+/// Issue 46: a fact (or a tool) named twice kept the last silently and `validate` said ok.
+#[test]
+fn a_name_given_twice_in_facts_or_tools_is_refused_at_its_place() {
+    let dir = scratch("new-user-twice");
+    let text = std::fs::read_to_string(SCENARIO).unwrap();
+    let at = text.find("\"facts\": {").expect("facts") + "\"facts\": {".len();
+    let twice = format!(
+        "{}\n    \"order\": {{\"value\": \"1\", \"kind\": \"id\"}},{}",
+        &text[..at],
+        &text[at..]
+    );
+    let file = dir.join("twice.json");
+    std::fs::write(&file, twice).unwrap();
+    refused(
+        &["validate", file.to_str().unwrap()],
+        &["twice.json:", "the name \"order\" is given twice here; give each once"],
+    );
+}

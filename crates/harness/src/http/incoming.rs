@@ -41,13 +41,19 @@ pub(super) fn route_format(path: &str) -> Format {
 fn stream_of(format: Format, value: &Value) -> Result<Option<bool>, Unreadable> {
     match value.get("stream") {
         None | Some(Value::Null | Value::Bool(false)) => Ok(None),
-        Some(Value::Bool(true)) => Ok(Some(
-            format != Format::Chat
-                || value
-                    .pointer("/stream_options/include_usage")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-        )),
+        Some(Value::Bool(true)) => {
+            let usage = match value.pointer("/stream_options/include_usage") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => *b,
+                Some(_) => {
+                    return Err((
+                        "\"stream_options.include_usage\" must be true or false.".into(),
+                        Some("stream_options.include_usage".into()),
+                    ));
+                }
+            };
+            Ok(Some(format != Format::Chat || usage))
+        }
         Some(_) => Err(("\"stream\" must be true or false.".into(), Some("stream".into()))),
     }
 }
@@ -192,5 +198,19 @@ mod tests {
                 span: None,
             }
         );
+    }
+
+    #[test]
+    fn stream_flags_are_booleans() {
+        let read = |body: serde_json::Value| stream_of(Format::Chat, &body);
+        assert_eq!(read(serde_json::json!({"stream": true})), Ok(Some(false)));
+        let usage = serde_json::json!({"stream": true, "stream_options": {"include_usage": true}});
+        assert_eq!(read(usage), Ok(Some(true)));
+        // Issue 46: "maybe" was taken as no.
+        let maybe = serde_json::json!({"stream": true, "stream_options": {"include_usage": "maybe"}});
+        let (said, at) = read(maybe).expect_err("refused");
+        assert!(said.contains("include_usage\" must be true or false"), "{said}");
+        assert_eq!(at.as_deref(), Some("stream_options.include_usage"));
+        assert!(read(serde_json::json!({"stream": "yes"})).is_err());
     }
 }

@@ -29,11 +29,43 @@ pub(crate) struct ScenarioFile {
     /// Tool messages carry the tool's `name` between `tool_call_id` and `content`.
     #[serde(default)]
     pub tool_result_name: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique")]
     pub tools: BTreeMap<String, ToolSpec>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique")]
     pub facts: BTreeMap<String, FactSpec>,
     pub requests: Vec<RequestSpec>,
+}
+
+/// An object of named entries (`tools`, `facts`) in which no name is given twice: JSON allows it
+/// and a map would keep the last silently.
+fn unique<'de, D, V>(deserializer: D) -> Result<BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: Deserialize<'de>,
+{
+    struct Unique<V>(std::marker::PhantomData<V>);
+    impl<'de, V: Deserialize<'de>> serde::de::Visitor<'de> for Unique<V> {
+        type Value = BTreeMap<String, V>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object of named entries")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut out = BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!(
+                        "the name {key:?} is given twice here; give each once (the second would silently replace the first)"
+                    )));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    deserializer.deserialize_map(Unique(std::marker::PhantomData))
 }
 
 /// One tool: its schema and its fixture results.
