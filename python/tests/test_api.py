@@ -171,6 +171,25 @@ def test_pairing_errors_name_the_message():
         check_pairing(anthropic, format="anthropic")
 
 
+def test_compact_refuses_what_the_cli_refuses():
+    """Issue 46: a result without its call came back from ``compact`` (the CLI refuses it), a
+    ``cache_cold`` of the wrong type read as cold, and a summarizing strategy with no
+    ``summarize=`` did nothing."""
+    messages = support_chat()
+    user = {"role": "user", "content": "more"}
+    # The result of c1 separated from its call by a user message.
+    with pytest.raises(PairingError, match="c1"):
+        Compactor("drop", 1000).compact([messages[1], messages[2], user, messages[3], user])
+    with pytest.raises(PairingError, match="answers no call"):
+        Compactor("drop", 1000).compact([messages[0], messages[3]])
+    with pytest.raises(TypeError, match="cache_cold must be a bool or a CacheClock, not str"):
+        Compactor("truncate:trigger=cold", 1000).compact(messages, cache_cold="no")
+    with pytest.raises(ValueError, match="summarize=, a function"):
+        Compactor("summarize", 1000).compact(messages)
+    with pytest.raises(ValueError, match="claude-code summarizes"):
+        Compactor("claude-code", 1500).compact(messages)
+
+
 def test_errors_say_what_to_write():
     with pytest.raises(ValueError, match="did you mean `truncate`"):
         Compactor("truncat", 1000)

@@ -6,11 +6,11 @@ use ctxbench_compact::compact::stages_help;
 use ctxbench_compact::tokens::Estimator;
 use ctxbench_compact::wire::Format;
 use ctxbench_compact::{Policy, Strategy};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyBool, PyList};
 
-use crate::messages::{format_of, read};
+use crate::messages::{format_of, pairing_error, read};
 use crate::report::CompactReport;
 use crate::summarize::PySummarizer;
 
@@ -124,10 +124,27 @@ impl Compactor {
             None => false,
             Some(c) if c.is_none() => false,
             Some(c) if c.hasattr("cold")? => c.call_method0("cold")?.is_truthy()?,
-            Some(c) => c.is_truthy()?,
+            Some(c) if c.is_instance_of::<PyBool>() => c.is_truthy()?,
+            Some(c) => {
+                return Err(PyTypeError::new_err(format!(
+                    "cache_cold must be a bool or a CacheClock, not {}",
+                    c.get_type().name()?
+                )));
+            }
         };
+        let summarizes = self.inner.strategy().stages.iter().any(|s| s.name() == "summarize");
+        if summarizes && summarize.as_ref().is_none_or(|s| s.is_none()) {
+            return Err(PyValueError::new_err(format!(
+                "{} summarizes, and a summary needs a model: pass summarize=, a function that receives the \
+                 summary request and returns the summary's text (docs/python.md)",
+                self.inner.strategy().brief()
+            )));
+        }
         self.inner.set_cache_cold(cold);
         let mut read = read(messages, self.format, system, tools)?;
+        // What the CLI refuses, refused here too: a result without its call, a call without its
+        // result before the next message.
+        ctxbench_compact::check_pairing(&read.conversation().messages).map_err(pairing_error)?;
         let system_count = usize::from(read.conversation().system.is_some());
         let (done, summary_calls) = match summarize.filter(|s| !s.is_none()) {
             Some(function) => {

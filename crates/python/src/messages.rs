@@ -257,6 +257,14 @@ pub fn count_tokens(
     Ok(counter.count(c.system.as_ref(), &c.messages, &c.tools))
 }
 
+/// `PairingError` for a broken pairing, with the rule it breaks.
+pub fn pairing_error(broken: ctxbench_compact::PairingError) -> PyErr {
+    PairingError::new_err(format!(
+        "{broken}; every tool result must answer a call of the assistant message just before it, \
+         and every call needs its result before the next message"
+    ))
+}
+
 /// Checks the pairing rule (every tool result answers a call of the assistant message before it,
 /// once; every call is answered before the next message), and each format's own rules; raises
 /// `PairingError` naming the message. Returns the number of calls of a final assistant message
@@ -274,12 +282,7 @@ pub fn check_pairing(messages: &Bound<'_, PyAny>, format: &str) -> PyResult<usiz
             .collect::<PyResult<Vec<Message>>>()?;
         return ctxbench_compact::check_pairing(&list)
             .map(|pairing| pairing.pending_calls)
-            .map_err(|broken| {
-                PairingError::new_err(format!(
-                    "{broken}; every tool result must answer a call of the assistant message just before it, \
-                     and every call needs its result before the next message"
-                ))
-            });
+            .map_err(pairing_error);
     }
     let list = list_values(&items, format)?;
     wire::check(format, &list).map_err(|e| PairingError::new_err(format!("{}: {}", e.at, e.msg)))
