@@ -416,3 +416,29 @@ fn a_name_given_twice_in_facts_or_tools_is_refused_at_its_place() {
         &["twice.json:", "the name \"order\" is given twice here; give each once"],
     );
 }
+
+/// Issue 46: a summarizer profile with `length = { scale = 1e300 }` was taken and grew until the
+/// kernel killed it; every profile number is bounded.
+#[test]
+fn a_profile_number_out_of_range_is_refused() {
+    let dir = scratch("new-user-profile-scale");
+    let file = crate::behaviour::profile_file(&dir, "huge", 0.5, 0.0, "");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("scale = 1.0", "scale = 1e300");
+    std::fs::write(&file, text).unwrap();
+    let profile = format!("{}#huge", file.display());
+    refused(
+        &[
+            "compare",
+            SCENARIO,
+            "--strategies",
+            "summarize",
+            "--summarizer",
+            &profile,
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ],
+        &["length.scale = 1e300: must be above 0 and at most 10"],
+    );
+}

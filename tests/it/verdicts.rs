@@ -228,6 +228,9 @@ fn a_pick_another_price_flips_is_marked_fragile() {
     assert!(flips.iter().all(|f| f["price"] != "gpt-5.4-mini"), "{s}");
     assert!(stdout.contains("  1* "), "the table marks the pick: {stdout}");
     assert!(stdout.contains("* fragile: flips to"), "{stdout}");
+    // A strategy's name is quoted: "flips to none" read as "flips to nothing" (issue 46).
+    let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("flips to \"none\" under claude-opus-4-6"), "{words}");
     // Every verdict says whether it holds.
     let (stdout, _) = compare(
         "holds",

@@ -132,7 +132,7 @@ fn tie_note(tie: &Tie, pick: &Config<'_>, objective: &Objective, labels: &Labels
 }
 
 /// Whether the pick holds: "holds under 13 of 14 prices and in 18 of 20 seeds; fragile: flips
-/// to truncate+summarize under claude-haiku-4-5 (its cache minimum of 4,096 tokens is never
+/// to "truncate+summarize" (quoted: `none` is a strategy, not nothing) under claude-haiku-4-5 (its cache minimum of 4,096 tokens is never
 /// reached)".
 pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
     let mut text = if s.of == 0 {
@@ -165,9 +165,9 @@ pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
         let flips: Vec<String> = alike
             .into_iter()
             .map(|(pick, cause, prices)| {
-                let to = pick
-                    .as_deref()
-                    .map_or("nothing qualifying".to_owned(), |p| labels.of_name(p));
+                let to = pick.as_deref().map_or("nothing qualifying".to_owned(), |p| {
+                    format!("\"{}\"", labels.of_name(p))
+                });
                 let cause = cause.as_deref().map_or(String::new(), |c| format!(" ({c})"));
                 format!("{to} under {}{cause}", prices.join(", "))
             })

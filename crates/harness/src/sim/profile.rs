@@ -91,6 +91,11 @@ pub struct Length {
     pub carry: f64,
 }
 
+impl Length {
+    /// The largest `scale` a profile may give.
+    pub const MOST_SCALE: f64 = 10.0;
+}
+
 /// How the simulated summarizer behaves.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -143,8 +148,14 @@ impl SummarizerProfile {
                 return Err(format!("{what} = {p}: must be between 0 and 1"));
             }
         }
-        if !(self.length.scale.is_finite() && self.length.scale > 0.0) {
-            return Err(format!("length.scale = {}: must be above 0", self.length.scale));
+        // A summary some times the size asked for is a summarizer's doing; past ten times it is
+        // a typo, and a run would grow without end (issue 46: 1e300 was taken).
+        if !(self.length.scale > 0.0 && self.length.scale <= Length::MOST_SCALE) {
+            return Err(format!(
+                "length.scale = {:?}: must be above 0 and at most {} (the summary's size over the size asked for)",
+                self.length.scale,
+                Length::MOST_SCALE
+            ));
         }
         for key in std::iter::once("told").chain(FactKind::ALL.iter().map(|k| k.as_str())) {
             if !self.keep.contains_key(key) {
