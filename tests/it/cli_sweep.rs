@@ -158,7 +158,7 @@ fn bad_grids_are_named() {
         (&["--objective", "speed"][..], "expected facts, cost, tokens or calls"),
         (
             &["--seeds", "0"][..],
-            "--seeds \"0\": expected auto, a count such as 20",
+            "--seeds 0: at least one seed, such as --seeds 20",
         ),
         (
             &["--objective", "cost", "--price", "none"][..],
