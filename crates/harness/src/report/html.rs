@@ -6,7 +6,7 @@
 //! no external asset.
 
 use super::colour::hex;
-use super::verdict::{Labels, RunLine, SUITE_HEADERS, capitalized, scenario_cells, suite_note, suite_rows};
+use super::verdict::{Labels, RunLine, SUITE_HEADERS, capitalized, run_line, scenario_cells, suite_note, suite_rows};
 use super::verdict_line::verdict_line;
 use super::{ResultRow, table::cells_for_html};
 use crate::verdict::{Suite, Verdict};
@@ -276,9 +276,13 @@ pub fn html(page: &Page<'_>) -> String {
         if verdicts.len() > 1 {
             let recommendation = match &suite.pick {
                 Some(pick) => format!(
-                    "<b>Use {}</b>, because {}.",
+                    "<b>Use {}</b>, because {}.{}",
                     escape(&labels.of_name(pick)),
-                    escape(&suite.why)
+                    escape(&suite.why),
+                    run_line(suite).map_or(String::new(), |run| format!(
+                        "<br><span class=\"use\">{}.</span>",
+                        escape(&capitalized(&run))
+                    ))
                 ),
                 None => format!("No recommendation: {}.", escape(&suite.why)),
             };

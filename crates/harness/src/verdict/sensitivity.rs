@@ -278,10 +278,14 @@ fn cause(f: &Flipped<'_, '_>, alt: &Alternative) -> Option<String> {
             ..Billed::default()
         });
     if extra > saved && extra > 0.0 {
+        let reads = if money_of(saved) == money_of(0.0) {
+            "nothing read back saves it".to_owned()
+        } else {
+            format!("its reads save {}", money_of(saved))
+        };
         return Some(format!(
-            "the pick's cache writes cost {} a run more than at the input price, and its reads save {}",
+            "the pick's cache writes cost {} a run more than at the input price, and {reads}",
             money_of(extra),
-            money_of(saved)
         ));
     }
     let breaks = there.mean_of(|m| m.prefix_breaks as f64).mean;
