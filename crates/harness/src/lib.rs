@@ -36,6 +36,7 @@ pub mod report;
 mod row;
 pub mod run;
 pub mod scenario;
+mod seeds;
 pub mod settings;
 pub mod sim;
 pub mod sweep;

@@ -19,6 +19,7 @@ mod rule;
 mod sensitivity;
 mod stats;
 mod suite;
+mod suite_words;
 
 use std::cmp::Ordering;
 
