@@ -96,7 +96,15 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     } else {
         vec![all_seeds[0]]
     };
-    loaded.extend(load_all(&load, &loaded_seeds[1..], threads)?);
+    // Ctrl-C heard from here on: loading many seeds' scenarios takes a while too.
+    let interrupt = Interrupt::catch()?;
+    match load_all(&load, &loaded_seeds[1..], threads, interrupt.flag())? {
+        Some(more) => loaded.extend(more),
+        None => {
+            eprintln!("interrupted while loading the seeds' scenarios: nothing ran");
+            return Ok(ExitCode::from(super::exit::INTERRUPTED));
+        }
+    }
     let scenarios = &loaded[0];
     for scenario in scenarios {
         for probe in layout.probes() {
@@ -188,7 +196,6 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             partial.display()
         );
     }
-    let interrupt = Interrupt::catch()?;
     let bar = ProgressBar::new((planned - resumed) as u64).with_style(
         ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} configurations · {per_sec} · {eta} left")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),

@@ -85,9 +85,15 @@ fn spawn(args: &[&str]) -> std::process::Child {
 
 /// Presses Ctrl-C on `child` and waits for it: whether the signal was sent, its exit code and
 /// its stderr.
-fn ctrl_c(mut child: std::process::Child) -> (bool, i32, String) {
+fn ctrl_c(child: std::process::Child) -> (bool, i32, String) {
+    signal(child, "-INT")
+}
+
+/// Sends `child` a signal (`-INT`, `-TERM`) and waits for it: whether the signal was sent, its
+/// exit code and its stderr.
+fn signal(mut child: std::process::Child, which: &str) -> (bool, i32, String) {
     let sent = Process::new("kill")
-        .args(["-INT", &child.id().to_string()])
+        .args([which, &child.id().to_string()])
         .status()
         .expect("kill runs")
         .success();
@@ -103,13 +109,18 @@ fn ctrl_c(mut child: std::process::Child) -> (bool, i32, String) {
 
 /// Starts `ctxbench ARGS`, waits until `file` has more than `lines` lines, presses Ctrl-C.
 fn interrupt(args: &[&str], file: &Path, lines: usize) -> (i32, String) {
+    interrupt_with(args, file, lines, "-INT")
+}
+
+/// Starts `ctxbench ARGS`, waits until `file` has more than `lines` lines, sends the signal.
+fn interrupt_with(args: &[&str], file: &Path, lines: usize, which: &str) -> (i32, String) {
     let child = spawn(args);
     let started = Instant::now();
     while std::fs::read_to_string(file).map_or(0, |t| t.lines().count()) <= lines {
         assert!(started.elapsed() < Duration::from_secs(120), "no row was written");
         std::thread::sleep(Duration::from_millis(10));
     }
-    let (sent, code, stderr) = ctrl_c(child);
+    let (sent, code, stderr) = signal(child, which);
     assert!(sent);
     (code, stderr)
 }
@@ -173,6 +184,32 @@ fn ctrl_c_in_compare_says_how_far_it_got() {
     let dir = scratch("interrupt-compare");
     let args = ["compare", "--bundled", "--no-plots", "--out", path(&dir)];
     let (code, stderr) = interrupt(&args, &dir.join("results.csv.partial"), 3);
+    assert_eq!(code, 130, "{stderr}");
+    assert!(
+        stderr.contains("interrupted: ") && stderr.contains(" runs in "),
+        "{stderr}"
+    );
+    assert!(dir.join("results.csv.partial").exists() && !dir.join("results.csv").exists());
+}
+
+/// A hundred thousand seeds start running at once, a block of seeds loaded at a time (they were
+/// all loaded first: minutes of padding text, deaf to signals, gigabytes), and SIGTERM, as a
+/// job scheduler sends, stops them as Ctrl-C does. The signal waits for rows past the first
+/// seed's, which the old way wrote only once every seed was loaded.
+#[cfg(unix)]
+#[test]
+fn a_hundred_thousand_seeds_stream_and_sigterm_stops_them() {
+    let dir = scratch("many-seeds");
+    let args = [
+        "compare",
+        "scenarios/bike-shop-return.json",
+        "--seeds",
+        "100000",
+        "--no-plots",
+        "--out",
+        path(&dir),
+    ];
+    let (code, stderr) = interrupt_with(&args, &dir.join("results.csv.partial"), 500, "-TERM");
     assert_eq!(code, 130, "{stderr}");
     assert!(
         stderr.contains("interrupted: ") && stderr.contains(" runs in "),

@@ -123,16 +123,57 @@ pub struct Replicated {
 }
 
 /// The scenarios of each of `seeds`, loaded on `threads` threads (padding each seed's text is
-/// most of the work), in the seeds' order.
+/// most of the work), in the seeds' order; `None` when `stop` was set before all were loaded.
 pub fn load_all<E: Send>(
     load: &(dyn Fn(u64) -> Result<Vec<Scenario>, E> + Sync),
     seeds: &[u64],
     threads: usize,
-) -> Result<Vec<Vec<Scenario>>, E> {
-    in_order(seeds, threads, &AtomicBool::new(false), &|&seed| load(seed))
-        .into_iter()
-        .flatten()
-        .collect()
+    stop: &AtomicBool,
+) -> Result<Option<Vec<Vec<Scenario>>>, E> {
+    let loaded = in_order(seeds, threads, stop, &|&seed| load(seed));
+    if loaded.iter().any(Option::is_none) {
+        return Ok(None);
+    }
+    loaded.into_iter().flatten().collect::<Result<_, E>>().map(Some)
+}
+
+/// Seeds loaded and run at a time past the first: a stop is heard between blocks as well as
+/// between runs, and past [`KEEP`] seeds memory holds one block's scenarios, not every seed's.
+const BLOCK: usize = 64;
+
+/// Seeds whose scenarios stay loaded from one phase to the next: below it each seed is loaded
+/// once (loading is a good part of a run's work); past it, a block at a time, again each phase.
+const KEEP: usize = 1024;
+
+/// The scenarios of the seeds past the first, a block at a time.
+struct Blocks<'l, E> {
+    load: &'l (dyn Fn(u64) -> Result<Vec<Scenario>, E> + Sync),
+    list: &'l [u64],
+    threads: usize,
+    /// Blocks loaded, by where they start in the list.
+    kept: Vec<(usize, Vec<Vec<Scenario>>)>,
+}
+
+impl<E: Send> Blocks<'_, E> {
+    /// The scenarios of the seeds at `start..start + BLOCK` of the list (fewer at its end);
+    /// `None` when stopped while loading.
+    fn at(&mut self, start: usize, stop: &AtomicBool) -> Result<Option<&[Vec<Scenario>]>, E> {
+        let found = match self.kept.iter().position(|(at, _)| *at == start) {
+            Some(found) => found,
+            None => {
+                if self.list.len() > KEEP {
+                    self.kept.clear();
+                }
+                let end = self.list.len().min(start + BLOCK);
+                match load_all(self.load, &self.list[start..end], self.threads, stop)? {
+                    Some(block) => self.kept.push((start, block)),
+                    None => return Ok(None),
+                }
+                self.kept.len() - 1
+            }
+        };
+        Ok(Some(self.kept[found].1.as_slice()))
+    }
 }
 
 /// `work` of each item on `threads` threads (0: every core), the results in the items' order;
@@ -263,54 +304,44 @@ pub fn replicate<E: From<SettingsError> + Send>(
                 .replicates(first[k].scenario, &first[k].settings, &rows1[k].metrics)
         })
         .collect();
-    let others: Vec<Vec<Scenario>> = if replicate.contains(&true) {
-        load_all(load, &list[1..], plan.threads)?
-    } else {
-        Vec::new()
+    let at_of: Vec<usize> = (0..first.len())
+        .map(|k| families.iter().find(|f| f.2.contains(&k)).map_or(0, |f| f.0))
+        .collect();
+    let mut seeded = Seeded {
+        plan,
+        stop,
+        list: &list,
+        first: &first,
+        at_of: &at_of,
+        replicate: &replicate,
+        blocks: Blocks {
+            load,
+            list: &list,
+            threads: plan.threads,
+            kept: Vec::new(),
+        },
     };
-    let scenario_at = |k: usize| families.iter().find(|f| f.2.contains(&k)).map_or(0, |f| f.0);
-    // The runs of each of `variants` on every seed it needs, seed by seed.
-    let jobs_over =
-        |variants: &[usize], price: Option<(&Price, &CacheMode)>, with_first: bool| -> Vec<(usize, Job<'_>)> {
-            let mut jobs = Vec::new();
-            for (c, &k) in variants.iter().enumerate() {
-                let seeds = if replicate[k] { list.len() } else { 1 };
-                for s in usize::from(!with_first)..seeds {
-                    let scenario = if s == 0 {
-                        &scenarios[scenario_at(k)]
-                    } else {
-                        &others[s - 1][scenario_at(k)]
-                    };
-                    let mut settings = RunSettings {
-                        seed: list[s],
-                        ..first[k].settings.clone()
-                    };
-                    if let Some((price, cache)) = price {
-                        settings.price = Some(price.clone());
-                        settings.cache = cache.clone();
-                    }
-                    jobs.push((c, Job { scenario, settings }));
-                }
-            }
-            jobs
-        };
     let mut rows_of: Vec<Vec<ResultRow>> = rows1.iter().map(|r| vec![r.clone()]).collect();
-    // The other seeds of `variants`, each row kept with its variant's.
-    let mut other_seeds = |variants: &[usize], out: &mut Replicated, rows_of: &mut Vec<Vec<ResultRow>>| {
-        let more = jobs_over(variants, None, false);
-        let jobs: Vec<Job<'_>> = more.iter().map(|(_, j)| j.clone()).collect();
-        phase::<E>(out, &jobs, plan, stop, Phase::Seeds, progress, &mut |j, r, _| {
-            row(&r)?;
-            rows_of[variants[more[j].0]].push(r);
-            Ok(())
-        })
-    };
     // A variant out on its first seed is out whatever its other seeds do: they run only if it is
     // chosen all the same (every variant of its family is out).
     let qualifying: Vec<usize> = (0..first.len())
         .filter(|&k| crate::verdict::disqualified(&rows1[k].metrics).is_none())
         .collect();
-    if !other_seeds(&qualifying, &mut out, &mut rows_of)? {
+    let unchanged = |_: &mut RunSettings| {};
+    let all = seeded.run(
+        &mut out,
+        &qualifying,
+        Phase::Seeds,
+        false,
+        &unchanged,
+        progress,
+        &mut |k, r, _| {
+            row(&r)?;
+            rows_of[k].push(r);
+            Ok(())
+        },
+    )?;
+    if !all {
         return Ok(out);
     }
     // Each family's chosen variant, by the verdicts' rule over every seed; a variant two families
@@ -330,7 +361,20 @@ pub fn replicate<E: From<SettingsError> + Send>(
         .map(|(k, _)| *k)
         .filter(|k| !qualifying.contains(k))
         .collect();
-    if !other_seeds(&out_but_chosen, &mut out, &mut rows_of)? {
+    let all = seeded.run(
+        &mut out,
+        &out_but_chosen,
+        Phase::Seeds,
+        false,
+        &unchanged,
+        progress,
+        &mut |k, r, _| {
+            row(&r)?;
+            rows_of[k].push(r);
+            Ok(())
+        },
+    )?;
+    if !all {
         return Ok(out);
     }
     out.configurations = picked.len();
@@ -338,18 +382,23 @@ pub fn replicate<E: From<SettingsError> + Send>(
     out.rows = rows_of.iter().flatten().cloned().collect();
     let chosen: Vec<usize> = picked.iter().map(|(k, _)| *k).collect();
     let rows_of: Vec<Vec<ResultRow>> = chosen.iter().map(|&k| std::mem::take(&mut rows_of[k])).collect();
-    let family = |c: usize, r: &ResultRow| {
-        let name = &picked[c].1;
+    let family = |k: usize, r: &ResultRow| {
+        let name = picked
+            .iter()
+            .find(|(c, _)| *c == k)
+            .map_or("", |(_, name)| name.as_str());
         ResultRow {
-            family: (r.settings.strategy.to_string() != *name).then(|| name.clone()),
+            family: (r.settings.strategy.to_string() != name).then(|| name.to_owned()),
             ..r.clone()
         }
     };
     for (c, rows) in rows_of.iter().enumerate() {
-        out.ranked.extend(rows.iter().map(|r| family(c, r)));
+        out.ranked.extend(rows.iter().map(|r| family(chosen[c], r)));
         out.traces
-            .push((family(c, &rows[0]), std::mem::take(&mut traces1[chosen[c]])));
+            .push((family(chosen[c], &rows[0]), std::mem::take(&mut traces1[chosen[c]])));
     }
+    // The chosen configurations' rows of a phase, each configuration's seeds together in order.
+    let position = |k: usize| chosen.iter().position(|&c| c == k).unwrap_or(0);
     // Whether each verdict holds under the table's other prices and caches: a cache is simulated
     // once, and every price that shares it re-priced from those runs' token parts.
     if let Some(price) = plan.price {
@@ -376,16 +425,27 @@ pub fn replicate<E: From<SettingsError> + Send>(
             }
             // Simulated again on every seed the configuration ran with: a subset would flip
             // picks by its draws, not by the price.
-            let runs = jobs_over(&chosen, Some((&alt, &alt.cache)), true);
-            let jobs: Vec<Job<'_>> = runs.iter().map(|(_, j)| j.clone()).collect();
-            let mut rows = Vec::with_capacity(jobs.len());
-            let all = phase::<E>(&mut out, &jobs, plan, stop, Phase::Prices, progress, &mut |j, r, _| {
-                rows.push(family(runs[j].0, &r));
-                Ok(())
-            })?;
+            let priced = |settings: &mut RunSettings| {
+                settings.price = Some(alt.clone());
+                settings.cache = alt.cache.clone();
+            };
+            let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); chosen.len()];
+            let all = seeded.run(
+                &mut out,
+                &chosen,
+                Phase::Prices,
+                true,
+                &priced,
+                progress,
+                &mut |k, r, _| {
+                    again[position(k)].push(family(k, &r));
+                    Ok(())
+                },
+            )?;
             if !all {
                 return Ok(out);
             }
+            let rows: Vec<ResultRow> = again.into_iter().flatten().collect();
             simulated.push((alt.cache.clone(), rows.clone()));
             out.alternatives.push(Alternative {
                 name,
@@ -398,40 +458,41 @@ pub fn replicate<E: From<SettingsError> + Send>(
     }
     // Whether each verdict holds under the other shipped summarizer profiles: the configurations
     // that summarize run again on their seeds; the others' figures cannot depend on it.
-    let summarizes = |c: usize| {
-        let settings = &first[chosen[c]].settings;
+    let summarizes = |k: usize| {
+        let settings = &first[k].settings;
         settings.strategy.stages.iter().any(|s| s.name() == "summarize")
     };
-    if (0..chosen.len()).any(summarizes) {
+    let summarizing: Vec<usize> = chosen.iter().copied().filter(|&k| summarizes(k)).collect();
+    if !summarizing.is_empty() {
         let run_profile = &first[chosen[0]].settings.summarizer;
         for profile in crate::sim::profile::summarizers() {
             if profile.name == run_profile.0.name {
                 continue;
             }
             let summarizer = crate::sim::profile::Summarizer(std::sync::Arc::new(profile.clone()));
-            let runs: Vec<(usize, Job<'_>)> = jobs_over(&chosen, None, true)
-                .into_iter()
-                .filter(|(c, _)| summarizes(*c))
-                .map(|(c, mut job)| {
-                    job.settings.summarizer = summarizer.clone();
-                    (c, job)
-                })
-                .collect();
-            let jobs: Vec<Job<'_>> = runs.iter().map(|(_, j)| j.clone()).collect();
+            let profiled = |settings: &mut RunSettings| settings.summarizer = summarizer.clone();
             let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); chosen.len()];
-            let all = phase::<E>(&mut out, &jobs, plan, stop, Phase::Prices, progress, &mut |j, r, _| {
-                again[runs[j].0].push(family(runs[j].0, &r));
-                Ok(())
-            })?;
+            let all = seeded.run(
+                &mut out,
+                &summarizing,
+                Phase::Prices,
+                true,
+                &profiled,
+                progress,
+                &mut |k, r, _| {
+                    again[position(k)].push(family(k, &r));
+                    Ok(())
+                },
+            )?;
             if !all {
                 return Ok(out);
             }
             let rows = (0..chosen.len())
                 .flat_map(|c| {
-                    if summarizes(c) {
+                    if summarizes(chosen[c]) {
                         std::mem::take(&mut again[c])
                     } else {
-                        rows_of[c].iter().map(|r| family(c, r)).collect()
+                        rows_of[c].iter().map(|r| family(chosen[c], r)).collect()
                     }
                 })
                 .collect();
@@ -445,4 +506,126 @@ pub fn replicate<E: From<SettingsError> + Send>(
         }
     }
     Ok(out)
+}
+
+/// The runs of the variants past the first seed's phase: each variant on every seed it needs,
+/// a block of seeds at a time (the first seed's scenarios kept throughout, the others loaded
+/// block by block).
+struct Seeded<'s, 'l, E> {
+    plan: &'s Plan<'s>,
+    stop: &'s AtomicBool,
+    list: &'s [u64],
+    /// Every variant on the first seed.
+    first: &'s [Job<'s>],
+    /// Each variant's scenario, by its place among a seed's scenarios.
+    at_of: &'s [usize],
+    /// Whether each variant runs every seed (else its first run stands for all).
+    replicate: &'s [bool],
+    blocks: Blocks<'l, E>,
+}
+
+impl<E: From<SettingsError> + Send> Seeded<'_, '_, E> {
+    /// Runs each of `variants` (indices of the first seed's jobs) on its seeds past the first,
+    /// and on the first too when `with_first`, its settings changed by `adjust`; hands each row
+    /// to `take` with its variant. Counts the runs in `out` and notes a stop there; whether
+    /// every run ran.
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &mut self,
+        out: &mut Replicated,
+        variants: &[usize],
+        which: Phase,
+        with_first: bool,
+        adjust: &dyn Fn(&mut RunSettings),
+        progress: &mut dyn FnMut(Phase, usize, usize),
+        take: &mut dyn FnMut(usize, ResultRow, Vec<CallRecord>) -> Result<(), E>,
+    ) -> Result<bool, E> {
+        let Seeded {
+            plan,
+            stop,
+            list,
+            first,
+            at_of,
+            replicate,
+            blocks,
+        } = self;
+        let (plan, stop, list, first, at_of, replicate) = (*plan, *stop, *list, *first, *at_of, *replicate);
+        let seeds_of = |k: usize| if replicate[k] { list.len() } else { 1 };
+        let total: usize = variants.iter().map(|&k| seeds_of(k) - usize::from(!with_first)).sum();
+        // The `k`th variant on the seed at `seed` of the list, on `scenario` (that seed's).
+        fn job<'j>(
+            variant: &Job<'_>,
+            adjust: &dyn Fn(&mut RunSettings),
+            (k, seed): (usize, u64),
+            scenario: &'j Scenario,
+        ) -> (usize, Job<'j>) {
+            let mut settings = RunSettings {
+                seed,
+                ..variant.settings.clone()
+            };
+            adjust(&mut settings);
+            (k, Job { scenario, settings })
+        }
+        let mut done = 0;
+        if with_first {
+            let (ks, jobs): (Vec<usize>, Vec<Job<'_>>) = variants
+                .iter()
+                .map(|&k| job(&first[k], adjust, (k, list[0]), first[k].scenario))
+                .unzip();
+            if !batch(out, plan, stop, which, (&ks, &jobs), (&mut done, total), progress, take)? {
+                return Ok(false);
+            }
+        }
+        let mut start = 1;
+        while done < total {
+            let Some(block) = blocks.at(start, stop)? else {
+                out.stopped = Some((done, total));
+                return Ok(false);
+            };
+            let (ks, jobs): (Vec<usize>, Vec<Job<'_>>) = variants
+                .iter()
+                .filter(|&&k| seeds_of(k) > 1)
+                .flat_map(|&k| {
+                    block
+                        .iter()
+                        .enumerate()
+                        .map(move |(b, scenarios)| job(&first[k], adjust, (k, list[start + b]), &scenarios[at_of[k]]))
+                })
+                .unzip();
+            if !batch(out, plan, stop, which, (&ks, &jobs), (&mut done, total), progress, take)? {
+                return Ok(false);
+            }
+            start += block.len();
+        }
+        Ok(true)
+    }
+}
+
+/// Runs one batch of a phase's jobs (each with the variant it runs), handing each row and trace to
+/// `take`; counts the runs in `out` and `done` (of the phase's `total`), notes a stop. Whether
+/// every job ran.
+#[allow(clippy::too_many_arguments)]
+fn batch<E: From<SettingsError>>(
+    out: &mut Replicated,
+    plan: &Plan<'_>,
+    stop: &AtomicBool,
+    which: Phase,
+    (ks, jobs): (&[usize], &[Job<'_>]),
+    (done, total): (&mut usize, usize),
+    progress: &mut dyn FnMut(Phase, usize, usize),
+    take: &mut dyn FnMut(usize, ResultRow, Vec<CallRecord>) -> Result<(), E>,
+) -> Result<bool, E> {
+    let before = *done;
+    let ran = run_jobs::<E>(jobs, plan.threads, false, stop, &mut |j, result| {
+        let r = ResultRow::new(&jobs[j].scenario.name, jobs[j].settings.clone(), result.metrics);
+        take(ks[j], r, result.trace)?;
+        progress(which, before + j + 1, total);
+        Ok(())
+    })?;
+    *done += ran;
+    out.runs += ran;
+    if ran < jobs.len() {
+        out.stopped = Some((*done, total));
+    }
+    Ok(ran == jobs.len())
 }
