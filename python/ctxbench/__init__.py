@@ -70,7 +70,8 @@ class Compactor(_Compactor):
     (once compacting, work down to this fraction; default the threshold), the requests kept
     untouched at the end and the tokens reserved for the reply. ``estimator`` decides when:
     ``chars4``, ``chars4-py``, ``o200k`` or ``cl100k``. ``format``: ``chat``, ``anthropic`` or
-    ``responses``.
+    ``responses``. A wrong argument raises ``TypeError`` (its type) or ``ValueError`` (its
+    value), naming it and saying what it takes.
 
     Keep one per conversation: it remembers which stages were not worth trying again until
     something new arrives.
@@ -88,7 +89,7 @@ class Compactor(_Compactor):
         or None when the call failed. ``system``: Anthropic's ``system`` or Responses'
         ``instructions`` (in chat, the first message). ``tools``: the request's tool schemas.
         """
-        if summarize is not None:
+        if callable(summarize):
             summarize = _in_this_thread(summarize)
         return super().compact(messages, cache_cold=cache_cold, summarize=summarize, system=system, tools=tools)
 
@@ -96,8 +97,8 @@ class Compactor(_Compactor):
         """``compact`` for async code: runs in a worker thread, and an async ``summarize`` runs
         on the caller's event loop."""
         loop = asyncio.get_running_loop()
-        function = None
-        if summarize is not None:
+        function = summarize  # None, or what the native compact refuses with the argument's name
+        if callable(summarize):
 
             def function(request):
                 reply = summarize(request)
