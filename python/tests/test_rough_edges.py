@@ -1,16 +1,23 @@
 """What a new user tripped on (issue 46, the Python package): install lines that point where no
-wheel is, examples that install a package PyPI does not have, and Python's conversion errors,
-without the argument's name, for a wrong argument."""
+wheel is, examples that install a package PyPI does not have, no type stubs, stray modules in
+`dir(ctxbench)`, and Python's conversion errors, without the argument's name, for a wrong
+argument."""
 
 import ast
 import asyncio
+import importlib.metadata
 import inspect
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import REPO
 
-from ctxbench import CacheClock, Compactor, check_pairing, count_tokens
+import ctxbench
+from ctxbench import CacheClock, Compactor, _native, check_pairing, count_tokens
 
 # Where `maturin build` writes the wheel: the workspace's target directory.
 WHEELS = REPO / "target" / "wheels"
@@ -96,6 +103,62 @@ def test_each_examples_docstring_installs_ctxbench_from_the_repository(example):
     docstring = ast.get_docstring(ast.parse((REPO / "examples/python" / example).read_text()))
     lines = [line.strip() for line in docstring.splitlines() if line.startswith("    ")]
     check_build_and_install(shell_steps(lines), example)
+
+
+def test_the_wheel_ships_type_stubs_of_every_native_name_and_py_typed():
+    installed = {str(path) for path in importlib.metadata.files("ctxbench")}
+    assert {"ctxbench/_native.pyi", "ctxbench/py.typed"} <= installed
+    stub = ast.parse((Path(ctxbench.__file__).parent / "_native.pyi").read_text())
+
+    def public(names):
+        return {n for n in names if not n.startswith("_") or n == "__version__"}
+
+    top = {node.name: node for node in stub.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
+    declared = {node.target.id for node in stub.body if isinstance(node, ast.AnnAssign)}
+    assert public(top) | public(declared) == public(dir(_native))
+    for name in public(top):
+        node, real = top[name], getattr(_native, name)
+        if isinstance(node, ast.FunctionDef):
+            assert stub_signature(node) == real_signature(real), name
+            continue
+        members = {m.name: m for m in node.body if isinstance(m, ast.FunctionDef)}
+        assert public(members) == public(dir(real)) - public(dir(ValueError if name == "PairingError" else object)), name
+        for member, method in members.items():
+            if member == "__new__":
+                assert stub_signature(method)[1:] == real_signature(real), name
+            elif not any(isinstance(d, ast.Name) and d.id == "property" for d in method.decorator_list):
+                assert stub_signature(method) == real_signature(getattr(real, member)), f"{name}.{member}"
+
+
+REQUIRED = "(no default)"
+
+
+def stub_signature(node):
+    """A stub function's parameters: (name, kind, default)."""
+    a = node.args
+    defaults = [REQUIRED] * (len(a.args) - len(a.defaults)) + [ast.literal_eval(d) for d in a.defaults]
+    out = [(p.arg, "positional", d) for p, d in zip(a.args, defaults)]
+    out += [(p.arg, "keyword", REQUIRED if d is None else ast.literal_eval(d)) for p, d in zip(a.kwonlyargs, a.kw_defaults)]
+    return out
+
+
+def real_signature(function):
+    """A native function's parameters as its text signature declares them: (name, kind, default)."""
+    kinds = {inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional", inspect.Parameter.POSITIONAL_ONLY: "positional",
+             inspect.Parameter.KEYWORD_ONLY: "keyword"}
+    return [(p.name, kinds[p.kind], REQUIRED if p.default is inspect.Parameter.empty else p.default)
+            for p in inspect.signature(function).parameters.values()]
+
+
+PUBLIC = {"CacheClock", "CompactReport", "Compactor", "PairingError", "check_pairing", "count_tokens", "strategies"}
+
+
+def test_the_packages_namespace_is_its_public_api():
+    listed = subprocess.run([sys.executable, "-c", "import json, ctxbench; print(json.dumps(dir(ctxbench)))"],
+                            capture_output=True, text=True, check=True, cwd=REPO / "python/tests")
+    names = set(json.loads(listed.stdout))
+    assert {n for n in names if not n.startswith("_")} == PUBLIC
+    assert set(ctxbench.__all__) == PUBLIC | {"__version__"}
 
 
 WINDOW = "window must be a whole number of tokens greater than 0"

@@ -6,8 +6,6 @@ anyway, so rewriting the history then costs no cache. No framework tells its hoo
 told of each model call does. The adapters in ``ctxbench.integrations`` tell it for you.
 """
 
-from __future__ import annotations
-
 import time
 
 from ._native import cache_ttl
