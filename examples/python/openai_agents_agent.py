@@ -1,7 +1,8 @@
 """An OpenAI Agents SDK agent compacting with ctxbench's input filter, measured by `ctxbench serve`.
 
     cargo run --release -- serve scenarios/bike-shop-return.json --port 8080 &
-    pip install ctxbench openai-agents                  # ctxbench: the wheel, docs/python.md
+    pip install maturin && (cd python && maturin build --release)   # the ctxbench wheel, as docs/python.md builds it
+    pip install target/wheels/ctxbench-*.whl openai-agents
     python examples/python/openai_agents_agent.py scenarios/bike-shop-return.json --base-url http://127.0.0.1:8080/v1
     curl -X POST http://127.0.0.1:8080/ctxbench/shutdown     # serve writes its results
 

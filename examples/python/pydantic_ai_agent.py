@@ -1,7 +1,8 @@
 """A Pydantic AI agent compacting with ctxbench's history processor, measured by `ctxbench serve`.
 
     cargo run --release -- serve scenarios/bike-shop-return.json --port 8080 &
-    pip install ctxbench pydantic-ai-slim[openai]       # ctxbench: the wheel, docs/python.md
+    pip install maturin && (cd python && maturin build --release)   # the ctxbench wheel, as docs/python.md builds it
+    pip install target/wheels/ctxbench-*.whl "pydantic-ai-slim[openai]"
     python examples/python/pydantic_ai_agent.py scenarios/bike-shop-return.json --base-url http://127.0.0.1:8080/v1
     curl -X POST http://127.0.0.1:8080/ctxbench/shutdown     # serve writes its results
 

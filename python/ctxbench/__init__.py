@@ -13,14 +13,14 @@ Adapters for LangChain, the OpenAI Agents SDK and Pydantic AI are in ``ctxbench.
 ``CacheClock`` tells ``trigger=cold`` stages whether the provider's prompt cache has expired.
 """
 
-from __future__ import annotations
+# Only the public names are left in the namespace (a test holds `dir(ctxbench)` to `__all__`):
+# modules are imported under private names.
+import asyncio as _asyncio
+import inspect as _inspect
 
-import asyncio
-import inspect
-
+from ._clock import CacheClock
 from ._native import CompactReport, PairingError, __version__, check_pairing, count_tokens, strategies
 from ._native import Compactor as _Compactor
-from .clock import CacheClock
 
 __all__ = [
     "CacheClock",
@@ -44,13 +44,13 @@ def _in_this_thread(summarize):
 
     def call(request):
         reply = summarize(request)
-        if not inspect.isawaitable(reply):
+        if not _inspect.isawaitable(reply):
             return reply
         try:
-            asyncio.get_running_loop()
+            _asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(_awaited(reply))
-        if inspect.iscoroutine(reply):
+            return _asyncio.run(_awaited(reply))
+        if _inspect.iscoroutine(reply):
             reply.close()
         raise TypeError(
             "summarize is async and an event loop is running in this thread: "
@@ -70,7 +70,8 @@ class Compactor(_Compactor):
     (once compacting, work down to this fraction; default the threshold), the requests kept
     untouched at the end and the tokens reserved for the reply. ``estimator`` decides when:
     ``chars4``, ``chars4-py``, ``o200k`` or ``cl100k``. ``format``: ``chat``, ``anthropic`` or
-    ``responses``.
+    ``responses``. A wrong argument raises ``TypeError`` (its type) or ``ValueError`` (its
+    value), naming it and saying what it takes.
 
     Keep one per conversation: it remembers which stages were not worth trying again until
     something new arrives.
@@ -88,24 +89,24 @@ class Compactor(_Compactor):
         or None when the call failed. ``system``: Anthropic's ``system`` or Responses'
         ``instructions`` (in chat, the first message). ``tools``: the request's tool schemas.
         """
-        if summarize is not None:
+        if callable(summarize):
             summarize = _in_this_thread(summarize)
         return super().compact(messages, cache_cold=cache_cold, summarize=summarize, system=system, tools=tools)
 
     async def compact_async(self, messages, *, cache_cold=None, summarize=None, system=None, tools=None):
         """``compact`` for async code: runs in a worker thread, and an async ``summarize`` runs
         on the caller's event loop."""
-        loop = asyncio.get_running_loop()
-        function = None
-        if summarize is not None:
+        loop = _asyncio.get_running_loop()
+        function = summarize  # None, or what the native compact refuses with the argument's name
+        if callable(summarize):
 
             def function(request):
                 reply = summarize(request)
-                if inspect.isawaitable(reply):
-                    return asyncio.run_coroutine_threadsafe(_awaited(reply), loop).result()
+                if _inspect.isawaitable(reply):
+                    return _asyncio.run_coroutine_threadsafe(_awaited(reply), loop).result()
                 return reply
 
-        return await asyncio.to_thread(
+        return await _asyncio.to_thread(
             super().compact, messages, cache_cold=cache_cold, summarize=function, system=system, tools=tools
         )
 

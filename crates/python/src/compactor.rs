@@ -3,14 +3,17 @@
 //! something new arrives (the library's loop guards).
 
 use ctxbench_compact::compact::stages_help;
-use ctxbench_compact::tokens::Estimator;
+use ctxbench_compact::named::Named;
+use ctxbench_compact::tokens::{CounterKind, Estimator};
 use ctxbench_compact::wire::Format;
 use ctxbench_compact::{Policy, Strategy};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList};
 
-use crate::messages::{format_of, pairing_error, read};
+use crate::args::{self, Arg};
+use crate::messages::{format_arg, pairing_error, read};
+use crate::policy::policy_of;
 use crate::report::CompactReport;
 use crate::summarize::PySummarizer;
 
@@ -46,39 +49,48 @@ pub fn strategies() -> String {
 #[pymethods]
 impl Compactor {
     #[new]
-    #[pyo3(signature = (
-        strategy,
-        window,
-        threshold = Policy::DEFAULT_THRESHOLD,
-        target = None,
-        keep = Policy::DEFAULT_KEEP,
-        reply_reserve = Policy::DEFAULT_REPLY_RESERVE,
-        estimator = "chars4",
-        format = "chat",
-    ))]
+    #[pyo3(
+        signature = (
+            strategy,
+            window,
+            threshold = Arg::Absent,
+            target = None,
+            keep = Arg::Absent,
+            reply_reserve = Arg::Absent,
+            estimator = Arg::Absent,
+            format = Arg::Absent,
+        ),
+        text_signature = "(strategy, window, threshold=0.8, target=None, keep=2, reply_reserve=0, \
+                          estimator='chars4', format='chat')"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        strategy: &str,
-        window: u64,
-        threshold: f64,
-        target: Option<f64>,
-        keep: usize,
-        reply_reserve: u64,
-        estimator: &str,
-        format: &str,
+        strategy: &Bound<'_, PyAny>,
+        window: &Bound<'_, PyAny>,
+        threshold: Arg<'_>,
+        target: Option<&Bound<'_, PyAny>>,
+        keep: Arg<'_>,
+        reply_reserve: Arg<'_>,
+        estimator: Arg<'_>,
+        format: Arg<'_>,
     ) -> PyResult<Compactor> {
+        let strategy = args::text(
+            strategy,
+            "strategy",
+            "a strategy string such as \"truncate+drop\" (ctxbench.strategies() lists the stages)",
+        )?;
         let parsed: Strategy = strategy
             .parse()
             .map_err(|e| PyValueError::new_err(format!("strategy {strategy:?}: {e}")))?;
-        let policy = Policy {
-            window,
-            threshold,
-            target,
-            keep_recent_turns: keep,
-            reply_reserve,
-        };
-        policy.validate().map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let kind = match Estimator::parse(estimator) {
+        let policy = policy_of(window, threshold, target, keep, reply_reserve)?;
+        let estimator = estimator.read("chars4".to_owned(), |v| {
+            args::text(
+                v,
+                "estimator",
+                &format!("an estimator's name ({})", CounterKind::names()),
+            )
+        })?;
+        let kind = match Estimator::parse(&estimator) {
             Some(Estimator::Counter(kind)) => kind,
             Some(Estimator::Usage) => {
                 return Err(PyValueError::new_err(
@@ -89,7 +101,7 @@ impl Compactor {
             None => {
                 return Err(PyValueError::new_err(format!(
                     "estimator: {}",
-                    ctxbench_compact::named::unknown::<ctxbench_compact::CounterKind>(estimator)
+                    ctxbench_compact::named::unknown::<CounterKind>(&estimator)
                 )));
             }
         };
@@ -97,7 +109,7 @@ impl Compactor {
             // Each call reads a new list: a process-wide cache of texts would only copy them.
             inner: ctxbench_compact::Compactor::new(parsed, policy, kind.single_pass_counter())
                 .with_count_threads(count_threads()),
-            format: format_of(format)?,
+            format: format_arg(format)?,
             estimator: kind.as_str(),
         })
     }
@@ -126,14 +138,23 @@ impl Compactor {
             Some(c) if c.hasattr("cold")? => c.call_method0("cold")?.is_truthy()?,
             Some(c) if c.is_instance_of::<PyBool>() => c.is_truthy()?,
             Some(c) => {
-                return Err(PyTypeError::new_err(format!(
-                    "cache_cold must be a bool or a CacheClock, not {}",
-                    c.get_type().name()?
-                )));
+                return Err(args::wrong_type(
+                    "cache_cold",
+                    "a bool or a CacheClock (whether the provider's prompt cache has expired), or None",
+                    c,
+                ));
             }
         };
+        let summarize = summarize.filter(|s| !s.is_none());
+        if let Some(function) = summarize.as_ref().filter(|s| !s.is_callable()) {
+            return Err(args::wrong_type(
+                "summarize",
+                "a function that receives the summary request (a dict) and returns the summary's text or None",
+                function,
+            ));
+        }
         let summarizes = self.inner.strategy().stages.iter().any(|s| s.name() == "summarize");
-        if summarizes && summarize.as_ref().is_none_or(|s| s.is_none()) {
+        if summarizes && summarize.is_none() {
             return Err(PyValueError::new_err(format!(
                 "{} summarizes, and a summary needs a model: pass summarize=, a function that receives the \
                  summary request and returns the summary's text (docs/python.md)",
@@ -146,7 +167,7 @@ impl Compactor {
         // result before the next message.
         ctxbench_compact::check_pairing(&read.conversation().messages).map_err(pairing_error)?;
         let system_count = usize::from(read.conversation().system.is_some());
-        let (done, summary_calls) = match summarize.filter(|s| !s.is_none()) {
+        let (done, summary_calls) = match summarize {
             Some(function) => {
                 let mut summarizer = PySummarizer::new(function);
                 let done = self.inner.compact_with(read.conversation_mut(), &mut summarizer);

@@ -2,14 +2,18 @@
 //! wraps it: `Compactor` (dicts in, dicts out, in OpenAI chat, Anthropic Messages or OpenAI
 //! Responses form), `count_tokens`, `check_pairing` and its `PairingError`, and the cache
 //! lifetime of a price of ctxbench's table. The strategy strings, defaults and errors are the
-//! library's own; nothing here decides how to compact.
+//! library's own; nothing here decides how to compact. Its type stubs are
+//! `python/ctxbench/_native.pyi`: a name or argument added here goes there too (a test compares
+//! them). Arguments are read by `args` (a wrong one named, with what it takes).
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod args;
 mod compactor;
 mod convert;
 mod messages;
+mod policy;
 mod prices;
 mod report;
 mod summarize;

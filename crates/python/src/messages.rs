@@ -8,15 +8,17 @@
 //! Anthropic and Responses lists go through the library's reader of their format, which keeps
 //! every block and item it does not touch.
 
+use ctxbench_compact::named::Named;
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_compact::wire::{self, Format};
 use ctxbench_compact::{Conversation, Message, RequestBody};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
 
 use crate::PairingError;
+use crate::args::{self, Arg};
 use crate::convert::{to_entries, to_python, to_value};
 
 /// For each message written back, the index of the input message it came from (None: new).
@@ -41,14 +43,13 @@ fn content_at(message: &Message) -> Option<(usize, usize)> {
 
 /// The items of a list, tuple or other sequence of messages.
 fn items<'py>(messages: &Bound<'py, PyAny>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    const TAKES: &str = "a list of messages (dicts)";
     if messages.cast::<PyString>().is_ok() || messages.cast::<PyDict>().is_ok() {
-        return Err(PyTypeError::new_err(
-            "messages: expected a list of messages (dicts), not a single string or dict",
-        ));
+        return Err(args::wrong_type("messages", TAKES, messages));
     }
     messages
         .try_iter()
-        .map_err(|_| PyTypeError::new_err("messages: expected a list of messages (dicts)"))?
+        .map_err(|_| args::wrong_type("messages", TAKES, messages))?
         .collect()
 }
 
@@ -86,7 +87,11 @@ fn tool_values(tools: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Value>> {
     };
     match to_value(tools).map_err(|bad| bad.into_err("tools"))? {
         Value::Array(list) => Ok(list),
-        _ => Err(PyTypeError::new_err("tools: expected a list of tool schemas")),
+        _ => Err(args::wrong_type(
+            "tools",
+            "a list of tool schemas (dicts), or None",
+            tools,
+        )),
     }
 }
 
@@ -223,18 +228,28 @@ fn in_order(c: &Conversation) -> impl Iterator<Item = &Message> {
     c.messages[..at].iter().chain(c.system.iter()).chain(&c.messages[at..])
 }
 
-/// A format's name, or what names there are.
-pub fn format_of(name: &str) -> PyResult<Format> {
-    Format::parse(name)
-        .ok_or_else(|| PyValueError::new_err(format!("format: {}", ctxbench_compact::named::unknown::<Format>(name))))
+/// The `format` argument (default `chat`), or what names there are.
+pub fn format_arg(format: Arg<'_>) -> PyResult<Format> {
+    let name = format.read("chat".to_owned(), |value| {
+        args::text(value, "format", &format!("a format's name ({})", Format::names()))
+    })?;
+    Format::parse(&name)
+        .ok_or_else(|| PyValueError::new_err(format!("format: {}", ctxbench_compact::named::unknown::<Format>(&name))))
 }
 
-/// A counter's name, or what names there are.
-pub fn counter_of(name: &str, what: &str) -> PyResult<CounterKind> {
-    CounterKind::parse(name).ok_or_else(|| {
+/// The `tokenizer` argument (default `o200k`), or what names there are.
+fn tokenizer_arg(tokenizer: Arg<'_>) -> PyResult<CounterKind> {
+    let name = tokenizer.read("o200k".to_owned(), |value| {
+        args::text(
+            value,
+            "tokenizer",
+            &format!("a tokenizer's name ({})", CounterKind::names()),
+        )
+    })?;
+    CounterKind::parse(&name).ok_or_else(|| {
         PyValueError::new_err(format!(
-            "{what}: {}",
-            ctxbench_compact::named::unknown::<CounterKind>(name)
+            "tokenizer: {}",
+            ctxbench_compact::named::unknown::<CounterKind>(&name)
         ))
     })
 }
@@ -243,16 +258,19 @@ pub fn counter_of(name: &str, what: &str) -> PyResult<CounterKind> {
 /// `o200k` and `cl100k` exactly (OpenAI's framing; Anthropic's counts are o200k's approximation),
 /// `chars4` and `chars4-py` as the reference listing estimates.
 #[pyfunction]
-#[pyo3(signature = (messages, tokenizer = "o200k", format = "chat", *, tools = None, system = None))]
+#[pyo3(
+    signature = (messages, tokenizer = Arg::Absent, format = Arg::Absent, *, tools = None, system = None),
+    text_signature = "(messages, tokenizer='o200k', format='chat', *, tools=None, system=None)"
+)]
 pub fn count_tokens(
     messages: &Bound<'_, PyAny>,
-    tokenizer: &str,
-    format: &str,
+    tokenizer: Arg<'_>,
+    format: Arg<'_>,
     tools: Option<&Bound<'_, PyAny>>,
     system: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<u64> {
-    let counter = counter_of(tokenizer, "tokenizer")?.single_pass_counter();
-    let read = read(messages, format_of(format)?, system, tools)?;
+    let counter = tokenizer_arg(tokenizer)?.single_pass_counter();
+    let read = read(messages, format_arg(format)?, system, tools)?;
     let c = read.conversation();
     Ok(counter.count(c.system.as_ref(), &c.messages, &c.tools))
 }
@@ -270,9 +288,9 @@ pub fn pairing_error(broken: ctxbench_compact::PairingError) -> PyErr {
 /// `PairingError` naming the message. Returns the number of calls of a final assistant message
 /// still waiting for their results.
 #[pyfunction]
-#[pyo3(signature = (messages, format = "chat"))]
-pub fn check_pairing(messages: &Bound<'_, PyAny>, format: &str) -> PyResult<usize> {
-    let format = format_of(format)?;
+#[pyo3(signature = (messages, format = Arg::Absent), text_signature = "(messages, format='chat')")]
+pub fn check_pairing(messages: &Bound<'_, PyAny>, format: Arg<'_>) -> PyResult<usize> {
+    let format = format_arg(format)?;
     let items = items(messages)?;
     if format == Format::Chat {
         let list = items

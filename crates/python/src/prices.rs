@@ -7,6 +7,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use serde::Deserialize;
 
+use crate::args;
+
 /// The table, as shipped.
 const TABLE: &str = include_str!("../../harness/prices.toml");
 
@@ -24,7 +26,12 @@ struct Model {
 /// The seconds a prompt cache of model `name` keeps an unused prefix; None for a model whose
 /// provider caches nothing.
 #[pyfunction]
-pub fn cache_ttl(name: &str) -> PyResult<Option<f64>> {
+pub fn cache_ttl(name: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+    let name: &str = &args::text(
+        name,
+        "name",
+        "the name of a model of ctxbench's price table, such as \"gpt-5.4-mini\" (`ctxbench prices` lists them)",
+    )?;
     let table: Table =
         toml::from_str(TABLE).map_err(|e| PyValueError::new_err(format!("the shipped price table: {e}")))?;
     let Some(model) = table.model.iter().find(|m| m.name == name) else {

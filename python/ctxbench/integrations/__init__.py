@@ -15,8 +15,6 @@ last time plus what arrived since (``Session``), so a compaction is made once an
 stays put for the provider's cache. Each tells a ``CacheClock`` of the model calls it sees.
 """
 
-from __future__ import annotations
-
 __all__ = ["Session"]
 
 
