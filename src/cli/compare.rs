@@ -17,6 +17,7 @@ use ctxbench_harness::verdict::{Objective, sensitivities, suite, verdicts};
 use super::files::{trace_lines, write_atomic};
 use super::interrupt::{Interrupt, stopped};
 use super::output::say;
+use super::progress::Progress;
 use super::reports::{Reports, stale_note, write_reports};
 use super::scenarios::ScenarioArgs;
 use super::settings_args::SettingsArgs;
@@ -134,7 +135,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         price: args.settings.server.bill.price.0.as_ref(),
         cache: &cache,
     };
-    let progress = Progress::new();
+    let progress = Progress::new(0, "runs", true);
     let done = replicate::<anyhow::Error>(
         &plan,
         &settings,
@@ -145,7 +146,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
                 .write(row)
                 .with_context(|| format!("cannot write {}", partial.display()))
         },
-        &mut |phase, done, total| progress.tick(phase, done, total),
+        &mut |phase, done, total| {
+            let part = match phase {
+                Phase::First => "every configuration on the first seed",
+                Phase::Seeds => "the other seeds",
+                Phase::Prices => "the other prices and summarizers",
+            };
+            progress.at(part, done, total);
+        },
         interrupt.flag(),
     )?;
     progress.clear();
@@ -245,36 +253,6 @@ fn seeds_line(seeds: &Seeds, list: &[u64], configurations: usize, replicated: us
         ),
         Seeds::Auto => format!("{range} (auto)"),
         Seeds::List(_) => range,
-    }
-}
-
-/// Progress on stderr, only where someone watches: a terminal, not a CI log or a file.
-struct Progress {
-    on: bool,
-}
-
-impl Progress {
-    fn new() -> Progress {
-        Progress {
-            on: std::io::stderr().is_terminal(),
-        }
-    }
-
-    fn tick(&self, phase: Phase, done: usize, total: usize) {
-        if self.on {
-            let what = match phase {
-                Phase::First => "every configuration on the first seed",
-                Phase::Seeds => "the other seeds",
-                Phase::Prices => "the other prices",
-            };
-            eprint!("\r[{done}/{total}] {what}\x1b[K");
-        }
-    }
-
-    fn clear(&self) {
-        if self.on {
-            eprint!("\r\x1b[K");
-        }
     }
 }
 

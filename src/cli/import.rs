@@ -17,10 +17,10 @@ use ctxbench_harness::import::{
     import_logged, is_call_log, rate, read_session, session_log,
 };
 use ctxbench_harness::settings::RunSettings;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::files::write_atomic;
 use super::output::{say, sayln};
+use super::progress::Progress;
 use super::settings_args::{BillArgs, named};
 
 /// Turn logged conversations into scenarios, their facts found automatically.
@@ -83,13 +83,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     // from one to the next is its name, its tools' names and its cache figures, so a folder of
     // thousands of logs imports in the memory of its largest.
     let files = conversation_files(&args.files)?;
-    let bar = ProgressBar::new(files.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} files · {per_sec} · {eta} left")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    if files.len() < 2 {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
+    let bar = Progress::new(files.len(), "files", files.len() > 1);
     // Written to a folder beside the output, moved into it once every conversation is in:
     // nothing is written when one input is bad.
     let staging = Staging::new(&args.out)?;
@@ -121,9 +115,9 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
             Bpe::o200k().clear_cache();
             Bpe::cl100k().clear_cache();
         }
-        bar.inc(1);
+        bar.inc();
     }
-    bar.finish_and_clear();
+    bar.clear();
     staging.finish(&args.out)?;
     for pattern in &args.refetchable {
         if !tally.tools.iter().any(|t| ctxbench_harness::import::glob(pattern, t)) {

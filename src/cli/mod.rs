@@ -17,6 +17,7 @@ mod plot;
 mod presets;
 mod prices;
 mod profiles;
+mod progress;
 mod reports;
 mod run;
 mod scenarios;

@@ -12,10 +12,10 @@ use ctxbench_harness::report::{CsvRows, ResultRow};
 use ctxbench_harness::scenario::Scenario;
 use ctxbench_harness::settings::RunSettings;
 use ctxbench_harness::sweep::{Objective, Plan};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::interrupt::{Interrupt, stopped};
 use super::output::sayln;
+use super::progress::Progress;
 use super::reports::stale_note;
 use super::sweep_args::{LARGE_GRID, SweepArgs};
 use super::sweep_best::{HOLD_UP_TO, Kept, best_line, write_sweep_reports};
@@ -196,10 +196,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             partial.display()
         );
     }
-    let bar = ProgressBar::new((planned - resumed) as u64).with_style(
-        ProgressStyle::with_template("{bar:40} {human_pos}/{human_len} configurations · {per_sec} · {eta} left")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = Progress::new(planned - resumed, "configurations", true);
     let started = Instant::now();
     // The harness's loop, as compare's: after Ctrl-C the runs under way finish and no new one
     // starts; configurations come whole and in order, so the partial file is always the sweep's
@@ -223,11 +220,11 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
                     .with_context(|| format!("cannot write {}", partial.display()))?;
                 kept.add(row);
             }
-            bar.inc(1);
+            bar.inc();
             Ok::<(), anyhow::Error>(())
         },
     )?;
-    bar.finish_and_clear();
+    bar.clear();
     let elapsed = started.elapsed();
     drop(stream);
     if done < planned {
