@@ -69,8 +69,9 @@ fn a_larger_summary_keeps_more_facts_over_forty_seeds() {
 /// that never notices a missing fact and always guesses makes every loss a wrong answer.
 #[test]
 fn garbled_values_and_guesses_are_wrong_facts() {
+    let dir = scratch("profiles-wrong");
     let file = profile_file(
-        &scratch("profiles-wrong"),
+        &dir,
         "garbles",
         1.0,
         1.0,

@@ -169,7 +169,7 @@ fn tolerances_and_overrides() {
 
 #[test]
 fn unusable_input_exits_2() {
-    let dir = scratch("bad");
+    let dir = scratch("gate-bad");
     let (code, _, stderr) = gate(&["--baseline", path(&dir.join("nope.csv"))]);
     assert_eq!(code, 2);
     assert!(

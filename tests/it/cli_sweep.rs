@@ -146,7 +146,7 @@ fn shards_merge_into_the_whole() {
 
 #[test]
 fn bad_grids_are_named() {
-    let dir = scratch("bad");
+    let dir = scratch("sweep-bad");
     for (args, expect) in [
         (&["--threshold", "0.9:0.5:0.1"][..], "--threshold"),
         (&["--keep", "two"][..], "--keep"),

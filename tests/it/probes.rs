@@ -27,7 +27,8 @@ fn run(scenario: &str, strategy: &str, seed: u64, summarizer: &Summarizer) -> Ru
 
 /// A summarizer profile of one flat survival `p` for every kind, no distortion, no failure.
 fn flat(name: &str, p: f64) -> Summarizer {
-    let file = crate::behaviour::profile_file(&scratch("probes-profiles"), name, p, 0.0, "");
+    let dir = scratch(&format!("probes-profile-{name}"));
+    let file = crate::behaviour::profile_file(&dir, name, p, 0.0, "");
     file.display().to_string().parse().expect("valid")
 }
 
