@@ -170,7 +170,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let (charted, traces): (Vec<ResultRow>, Vec<_>) = done.traces.into_iter().unzip();
 
     let mut verdicts = verdicts(&done.ranked, &objective);
-    let checked = sensitivities(&verdicts, &done.alternatives, &objective);
+    let checked = sensitivities(&verdicts, &done.ranked, &done.alternatives, &objective);
     for (v, s) in verdicts.iter_mut().zip(checked) {
         v.sensitivity = s;
     }

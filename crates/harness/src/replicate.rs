@@ -16,7 +16,7 @@ use crate::run::{RunResult, run_scenario};
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
 use crate::trace::CallRecord;
-use crate::verdict::{Alternative, Objective};
+use crate::verdict::{Alternative, Objective, Runs};
 
 pub use crate::seeds::Seeds;
 
@@ -402,22 +402,23 @@ pub fn replicate<E: From<SettingsError> + Send>(
     // Whether each verdict holds under the table's other prices and caches: a cache is simulated
     // once, and every price that shares it re-priced from those runs' token parts.
     if let Some(price) = plan.price {
-        let mut simulated: Vec<(CacheMode, Vec<ResultRow>)> = Vec::new();
+        // Each cache simulated again, and the alternative that holds its runs.
+        let mut simulated: Vec<(CacheMode, usize)> = Vec::new();
         for (name, alt) in crate::verdict::prices(price) {
             let resimulated = (&alt.cache != plan.cache).then_some(list.len());
             let same = if resimulated.is_none() {
-                Some(&out.ranked)
+                Some(None)
             } else {
                 simulated
                     .iter()
                     .find(|(cache, _)| *cache == alt.cache)
-                    .map(|(_, rows)| rows)
+                    .map(|&(_, at)| Some(at))
             };
-            if let Some(rows) = same {
+            if let Some(from) = same {
                 out.alternatives.push(Alternative {
                     name,
                     cache: alt.cache.clone(),
-                    rows: crate::verdict::repriced(rows, &alt),
+                    rows: Runs::Repriced { from, price: alt },
                     resimulated,
                     summarizer: false,
                 });
@@ -446,11 +447,11 @@ pub fn replicate<E: From<SettingsError> + Send>(
                 return Ok(out);
             }
             let rows: Vec<ResultRow> = again.into_iter().flatten().collect();
-            simulated.push((alt.cache.clone(), rows.clone()));
+            simulated.push((alt.cache.clone(), out.alternatives.len()));
             out.alternatives.push(Alternative {
                 name,
                 cache: alt.cache,
-                rows,
+                rows: Runs::Ran(rows),
                 resimulated,
                 summarizer: false,
             });
@@ -499,7 +500,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
             out.alternatives.push(Alternative {
                 name: format!("summarizer {}", profile.name),
                 cache: plan.cache.clone(),
-                rows,
+                rows: Runs::Ran(rows),
                 resimulated: Some(list.len()),
                 summarizer: true,
             });

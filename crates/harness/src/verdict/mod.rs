@@ -28,7 +28,7 @@ pub use config::{Config, configs, disqualified};
 pub use objective::{Key, Objective};
 pub use paired::Paired;
 pub use rule::{Decider, Scores, Settled, choose, figures_tie};
-pub use sensitivity::{Alternative, Flip, STABLE_SEEDS, Sensitivity, prices, repriced, sensitivities};
+pub use sensitivity::{Alternative, Flip, Runs, STABLE_SEEDS, Sensitivity, prices, repriced, sensitivities};
 pub use stats::{Estimate, Rate, t975};
 pub use suite::{Standing, Suite, fraction, regret, signed, suite};
 

@@ -21,12 +21,29 @@ pub struct Alternative {
     pub name: String,
     /// The cache it runs.
     pub cache: CacheMode,
-    /// Its rows: every configuration the verdicts rank, re-priced or re-simulated.
-    pub rows: Vec<ResultRow>,
+    /// Its rows: every configuration the verdicts rank, re-simulated, or re-priced from rows
+    /// at hand when it is checked (one at a time: a copy of every row for each of fourteen
+    /// prices was most of a long run's memory).
+    pub rows: Runs,
     /// Whether they were simulated again (the cache differs), and on how many seeds.
     pub resimulated: Option<usize>,
     /// A summarizer profile's runs (the name is the profile's), not another price's.
     pub summarizer: bool,
+}
+
+/// Where an alternative's rows come from.
+#[derive(Clone, Debug)]
+pub enum Runs {
+    /// Runs of its own (another cache, another summarizer profile).
+    Ran(Vec<ResultRow>),
+    /// The runs of `from` (`None`: the ranked rows themselves; `Some(i)`: alternative `i`'s own),
+    /// billed at this price.
+    Repriced {
+        /// Whose runs.
+        from: Option<usize>,
+        /// The price they are billed at.
+        price: Price,
+    },
 }
 
 /// What another price picks instead, and why where it can be said.
@@ -105,60 +122,83 @@ pub fn prices(run: &Price) -> Vec<(String, Price)> {
     out
 }
 
-/// Each verdict's sensitivity to `alternatives`, and to its seeds.
+/// Each verdict's sensitivity to `alternatives` (re-priced ones from `ranked`, the rows the
+/// verdicts were made of, or from another alternative's runs), and to its seeds. The
+/// alternatives are checked one at a time, so that only one set of re-priced rows is held.
 pub fn sensitivities(
     main: &[Verdict<'_>],
+    ranked: &[ResultRow],
     alternatives: &[Alternative],
     objective: &Objective,
 ) -> Vec<Option<Sensitivity>> {
-    let under: Vec<(&Alternative, Vec<Verdict<'_>>)> =
-        alternatives.iter().map(|a| (a, verdicts(&a.rows, objective))).collect();
-    main.iter()
-        .map(|v| {
-            let pick = v.pick()?;
-            let name = pick.strategy();
-            let (mut prices, mut profiles) = (Vec::new(), Vec::new());
-            let mut flips = Vec::new();
-            let (mut price_flips, mut profile_flips) = (0, 0);
-            for (alt, vs) in &under {
-                let other = vs.iter().find(|w| w.scenario == v.scenario);
-                let picked = other.and_then(|w| w.pick()).map(Config::strategy);
-                let flipped = picked.as_deref() != Some(name.as_str());
-                if flipped {
-                    let in_other = |name: &str| {
-                        other.and_then(|w| w.groups().flat_map(|g| &g.configs).find(|c| c.strategy() == name))
-                    };
-                    let in_this = |name: &str| v.groups().flat_map(|g| &g.configs).find(|c| c.strategy() == name);
-                    let flipped = Flipped {
-                        pick,
-                        pick_there: in_other(&name),
-                        other: picked.as_deref().and_then(in_this),
-                        other_there: picked.as_deref().and_then(in_other),
-                    };
-                    flips.push(Flip {
-                        price: alt.name.clone(),
-                        pick: picked.clone(),
-                        cause: cause(&flipped, alt),
-                    });
-                }
-                if alt.summarizer {
-                    profile_flips += usize::from(flipped);
-                    profiles.push((alt.name.clone(), picked));
-                } else {
-                    price_flips += usize::from(flipped);
-                    prices.push((alt.name.clone(), picked));
-                }
+    #[derive(Default)]
+    struct Held {
+        prices: Vec<(String, Option<String>)>,
+        profiles: Vec<(String, Option<String>)>,
+        flips: Vec<Flip>,
+        price_flips: usize,
+        profile_flips: usize,
+    }
+    let mut held: Vec<Held> = main.iter().map(|_| Held::default()).collect();
+    for alt in alternatives {
+        let repriced_rows;
+        let rows: &[ResultRow] = match &alt.rows {
+            Runs::Ran(rows) => rows,
+            Runs::Repriced { from, price } => {
+                let base = match from.and_then(|i| alternatives.get(i)).map(|a| &a.rows) {
+                    Some(Runs::Ran(rows)) => rows.as_slice(),
+                    _ => ranked,
+                };
+                repriced_rows = repriced(base, price);
+                &repriced_rows
             }
+        };
+        let vs = verdicts(rows, objective);
+        for (v, h) in main.iter().zip(&mut held) {
+            let Some(pick) = v.pick() else { continue };
+            let name = pick.strategy();
+            let other = vs.iter().find(|w| w.scenario == v.scenario);
+            let picked = other.and_then(|w| w.pick()).map(Config::strategy);
+            let flipped = picked.as_deref() != Some(name.as_str());
+            if flipped {
+                let in_other =
+                    |name: &str| other.and_then(|w| w.groups().flat_map(|g| &g.configs).find(|c| c.strategy() == name));
+                let in_this = |name: &str| v.groups().flat_map(|g| &g.configs).find(|c| c.strategy() == name);
+                let flipped = Flipped {
+                    pick,
+                    pick_there: in_other(&name),
+                    other: picked.as_deref().and_then(in_this),
+                    other_there: picked.as_deref().and_then(in_other),
+                };
+                h.flips.push(Flip {
+                    price: alt.name.clone(),
+                    pick: picked.clone(),
+                    cause: cause(&flipped, alt),
+                });
+            }
+            if alt.summarizer {
+                h.profile_flips += usize::from(flipped);
+                h.profiles.push((alt.name.clone(), picked));
+            } else {
+                h.price_flips += usize::from(flipped);
+                h.prices.push((alt.name.clone(), picked));
+            }
+        }
+    }
+    main.iter()
+        .zip(held)
+        .map(|(v, h)| {
+            let name = v.pick()?.strategy();
             let (wins, seeds) = seed_wins(v, objective, &name);
             let seed_win_rate = (seeds > 1).then(|| wins as f64 / seeds as f64);
             Some(Sensitivity {
-                holds: prices.len() - price_flips,
-                of: prices.len(),
-                profiles_hold: profiles.len() - profile_flips,
-                profiles,
-                fragile: !flips.is_empty() || v.one_draw || seed_win_rate.is_some_and(|w| w < STABLE_SEEDS),
-                prices,
-                flips,
+                holds: h.prices.len() - h.price_flips,
+                of: h.prices.len(),
+                profiles_hold: h.profiles.len() - h.profile_flips,
+                profiles: h.profiles,
+                fragile: !h.flips.is_empty() || v.one_draw || seed_win_rate.is_some_and(|w| w < STABLE_SEEDS),
+                prices: h.prices,
+                flips: h.flips,
                 seed_win_rate,
                 seeds,
                 one_draw: v.one_draw,

@@ -365,7 +365,7 @@ fn one_draw_is_said_and_fragile() {
     let rows = [r, row("s", "drop", 0.01, 1, true)];
     let v = &verdicts(&rows, &default())[0];
     assert!(v.one_draw);
-    let s = sensitivities(std::slice::from_ref(v), &[], &default());
+    let s = sensitivities(std::slice::from_ref(v), &[], &[], &default());
     assert!(s[0].as_ref().is_some_and(|s| s.fragile && s.one_draw && s.of == 0));
     // Nothing drew: one run is the figure itself.
     let rows = [row("s", "truncate", 0.02, 0, true), row("s", "drop", 0.01, 1, true)];
