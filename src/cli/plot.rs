@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use ctxbench_harness::plot::kinds::kind_of;
 use ctxbench_harness::plot::{Chart, charts, png, svg, verdict_chart};
 use ctxbench_harness::report::{InlineChart, ResultRow, png_element, read_csv, svg_element};
 use ctxbench_harness::trace::CallRecord;
@@ -14,16 +15,11 @@ use super::files::write_atomic;
 use super::output::sayln;
 
 /// Draw charts (PNG and SVG) from results files, traces, or a reports folder.
-///
-/// From traces: the well (request size per call, with the window and the threshold,
-/// compactions and overflows marked) and the bill (each call's cost stacked as uncached input,
-/// cache write, cache read and output, one panel per strategy, beside the cumulative cost; in
-/// tokens when unpriced), per scenario. From results: tokens sent against cost (one point per
-/// run, the fewest tokens and the cheapest labelled), tokens sent and facts lost against the
-/// threshold (one line per keep) where a sweep varied it, and the frontier of tokens sent against
-/// facts lost with its Pareto front.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  ctxbench compare --out reports && ctxbench plot reports --out reports/plots")]
+#[command(
+    long_about = long_about(),
+    after_help = "Example:\n  ctxbench compare --out reports && ctxbench plot reports --out reports/plots"
+)]
 pub struct PlotArgs {
     /// results.csv files, trace .jsonl files, or folders holding results.csv and traces/.
     #[arg(value_name = "FILE", required = true)]
@@ -32,6 +28,38 @@ pub struct PlotArgs {
     /// Where to write the charts.
     #[arg(short, long, default_value = "reports/plots", value_name = "DIR")]
     out: PathBuf,
+}
+
+/// The help: the charts `plot` draws, and those `compare`'s page draws besides or not, all from
+/// the one list of kinds.
+fn long_about() -> String {
+    use ctxbench_harness::human::wrap;
+    use ctxbench_harness::plot::{KINDS, Kind};
+    let entry = |k: &Kind| wrap(&format!("{:<13} {}", k.stem, k.shows), 96, "  ", &" ".repeat(16));
+    let mut out = String::from(
+        "Draw charts (PNG and SVG) from results files, traces, or a reports folder. Each chart is a file \
+         <kind>-<scenario>.png and .svg, drawn for each scenario whose runs allow it:\n\n",
+    );
+    for kind in KINDS.iter().filter(|k| k.plot) {
+        out.push_str(&entry(kind));
+    }
+    let not_on_page: Vec<&str> = KINDS.iter().filter(|k| k.plot && !k.compare).map(|k| k.stem).collect();
+    let page_only: Vec<&Kind> = KINDS.iter().filter(|k| k.compare && !k.plot).collect();
+    if !not_on_page.is_empty() || !page_only.is_empty() {
+        out.push_str(&format!(
+            "\n`compare`'s page (index.html, and plots/ beside it) draws these{}{}\n",
+            if not_on_page.is_empty() {
+                String::new()
+            } else {
+                format!(" (but not {})", not_on_page.join(", "))
+            },
+            if page_only.is_empty() { "." } else { ", and also:" }
+        ));
+        for kind in page_only {
+            out.push_str(&entry(kind));
+        }
+    }
+    out
 }
 
 /// Reads what the paths hold: result rows and traces.
@@ -137,7 +165,8 @@ pub fn report_charts(
 ) -> anyhow::Result<ReportCharts> {
     let mut charts = charts(traces, rows);
     if let Some((verdicts, objective)) = verdicts {
-        charts.retain(|c| !c.name.starts_with("frontier-"));
+        // The page draws the kinds the list says it does: the verdict's chart, not the frontier.
+        charts.retain(|c| kind_of(&c.name).is_some_and(|k| k.compare));
         let mut first: Vec<Chart> = verdicts.iter().filter_map(|v| verdict_chart(v, objective)).collect();
         first.append(&mut charts);
         charts = first;

@@ -92,7 +92,7 @@ pub struct Panel {
 pub struct Chart {
     /// The scenario it shows.
     pub scenario: String,
-    /// A file-name stem (`well-bike-shop-return`).
+    /// A file-name stem (`well-bike-shop-return`): its [`super::Kind`]'s, then the scenario's.
     pub name: String,
     /// The title.
     pub title: String,
@@ -186,7 +186,7 @@ pub fn by_scenario(traces: &[Vec<CallRecord>]) -> BTreeMap<String, Vec<&Vec<Call
 
 /// A chart with one line per trace: `value` of each call, by call number.
 fn per_call(
-    name: &str,
+    kind: super::Kind,
     scenario: &str,
     title: &str,
     y_label: &str,
@@ -195,7 +195,7 @@ fn per_call(
 ) -> Chart {
     let mut chart = Chart::new(
         scenario,
-        format!("{name}-{}", safe(scenario)),
+        kind.name(scenario, &[]),
         format!("{scenario}: {title}"),
         "model call (number)",
         y_label,
@@ -215,7 +215,7 @@ fn per_call(
 /// the threshold, compactions and overflows marked.
 pub fn well(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
     let mut chart = per_call(
-        "well",
+        super::kinds::WELL,
         scenario,
         "request size per model call",
         "request size (true tokens)",
@@ -326,7 +326,7 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
     };
     let mut chart = Chart::new(
         scenario,
-        format!("bill-{}", safe(scenario)),
+        super::kinds::BILL.name(scenario, &[]),
         format!("{scenario}: {title}"),
         "model call (number)",
         y_label,
@@ -386,7 +386,7 @@ pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> O
     let points: Vec<(f64, f64)> = rows.iter().map(|p| (p.tokens, p.cost.unwrap_or(0.0))).collect();
     let mut chart = Chart::new(
         scenario,
-        format!("cost-{}", safe(scenario)),
+        super::kinds::COST.name(scenario, &[]),
         format!("{scenario}: tokens sent against cost"),
         "tokens sent (true tokens)",
         "cost (US dollars)",

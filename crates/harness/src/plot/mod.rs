@@ -5,11 +5,13 @@
 
 pub mod chart;
 pub mod draw;
+pub mod kinds;
 mod sweep_charts;
 mod verdict_chart;
 
 pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
 pub use draw::{DrawError, png, svg};
+pub use kinds::{KINDS, Kind, kind_of};
 pub use sweep_charts::{Point, frontier, pareto, points, sweep_curves};
 pub use verdict_chart::verdict_chart;
 

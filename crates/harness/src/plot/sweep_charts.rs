@@ -1,7 +1,7 @@
 //! The charts of a sweep: tokens sent and facts lost by threshold, and the frontier of tokens
 //! sent against facts lost with its Pareto front.
 
-use super::chart::{Chart, Label, Series, Style, fold_coinciding, safe, short};
+use super::chart::{Chart, Label, Series, Style, fold_coinciding, short};
 use crate::report::ResultRow;
 
 /// A configuration as the charts plot it: its settings (those of its first seed's row) and its
@@ -60,14 +60,14 @@ pub fn sweep_curves(scenario: &str, strategy: &str, points: &[Point<'_>]) -> Opt
     let title = |what: &str| format!("{scenario} · {}: {what} by threshold", short(strategy));
     let mut tokens = Chart::new(
         scenario,
-        format!("sweep-tokens-{}-{}", safe(scenario), safe(strategy)),
+        super::kinds::SWEEP_TOKENS.name(scenario, &[strategy]),
         title("tokens sent"),
         "threshold (fraction of the window)",
         "tokens sent (true tokens)",
     );
     let mut facts = Chart::new(
         scenario,
-        format!("sweep-facts-{}-{}", safe(scenario), safe(strategy)),
+        super::kinds::SWEEP_FACTS.name(scenario, &[strategy]),
         title("facts lost"),
         "threshold (fraction of the window)",
         "facts lost (count)",
@@ -138,7 +138,7 @@ pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
     };
     let mut chart = Chart::new(
         scenario,
-        format!("frontier-{}", safe(scenario)),
+        super::kinds::FRONTIER.name(scenario, &[]),
         format!("{scenario}: {spend} against facts lost"),
         axis,
         "facts lost (mean over the seeds)",

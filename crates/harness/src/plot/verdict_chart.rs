@@ -15,7 +15,7 @@ pub fn verdict_chart(verdict: &Verdict<'_>, objective: &Objective) -> Option<Cha
     let scenario = verdict.scenario;
     let mut chart = Chart::new(
         scenario,
-        format!("verdict-{}", super::chart::safe(scenario)),
+        super::kinds::VERDICT.name(scenario, &[]),
         format!("{scenario}: {what} against facts lost"),
         x_label,
         "facts lost per run (mean over seeds)",
