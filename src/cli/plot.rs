@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_harness::plot::kinds::kind_of;
-use ctxbench_harness::plot::{Chart, charts, png, svg, verdict_chart};
+use ctxbench_harness::plot::{Chart, charts, png, points, svg, verdict_chart};
 use ctxbench_harness::report::{InlineChart, ResultRow, png_element, read_csv, svg_element};
 use ctxbench_harness::trace::CallRecord;
 use ctxbench_harness::verdict::{Objective, Verdict};
@@ -122,10 +122,8 @@ pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<Vec<String>>
 }
 
 pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
-    let (mut rows, traces) = inputs(&args.files)?;
-    // Replicates over seeds chart as their first seed, as `compare` draws them.
-    let first = rows.iter().map(|r| r.settings.seed).min().unwrap_or(0);
-    rows.retain(|r| r.settings.seed == first);
+    // Replicates over seeds are one point at their means, as the table and the page show them.
+    let (rows, traces) = inputs(&args.files)?;
     let charts = charts(&traces, &rows);
     if charts.is_empty() {
         bail!("nothing to draw: give results.csv files, trace .jsonl files, or a reports folder");
@@ -151,9 +149,9 @@ pub struct ReportCharts {
     pub files: Vec<String>,
 }
 
-/// Past this many rows, the page shows each chart as its PNG: an SVG of every configuration
-/// of a large sweep would weigh megabytes.
-const SVG_UP_TO_ROWS: usize = 2_000;
+/// Past this many configurations (points of a chart), the page shows each chart as its PNG: an
+/// SVG of every configuration of a large sweep would weigh megabytes.
+const SVG_UP_TO_POINTS: usize = 2_000;
 
 /// Draws the charts of a run into `out/plots`: with verdicts, each scenario's chart of cost
 /// against facts lost first, in place of the frontier of one seed's rows.
@@ -172,11 +170,12 @@ pub fn report_charts(
         charts = first;
     }
     let svgs = write_charts(&charts, &out.join("plots"))?;
+    let configurations = points(rows).len();
     let mut markdown = String::from("\n## Charts\n\n");
     let mut inline = Vec::with_capacity(charts.len());
     for (chart, text) in charts.iter().zip(svgs) {
         markdown.push_str(&format!("![{}](plots/{}.svg)\n\n", chart.title, chart.name));
-        let body = if rows.len() > SVG_UP_TO_ROWS {
+        let body = if configurations > SVG_UP_TO_POINTS {
             png_element(&png(chart)?, &chart.title)
         } else {
             svg_element(&text)

@@ -1,8 +1,11 @@
 //! The page's charts as a new user reads them (issue 46): `plot --help` lists the charts that are
-//! drawn, from the one list of kinds.
+//! drawn, from the one list of kinds; tokens sent against cost in a colour per strategy; charts
+//! at the means the table prints.
 
-use ctxbench_harness::plot::{KINDS, charts, kind_of};
-use ctxbench_harness::report::ResultRow;
+use ctxbench_harness::human::dollars;
+use ctxbench_harness::plot::{KINDS, charts, kind_of, points, svg, tokens_and_cost};
+use ctxbench_harness::report::colour::hex;
+use ctxbench_harness::report::{ResultRow, read_csv};
 use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::load_scenario;
 use ctxbench_harness::settings::RunSettings;
@@ -118,5 +121,95 @@ fn plot_help_lists_exactly_the_charts_plot_and_the_page_draw() {
     assert!(on_page.contains(&"verdict"), "{on_page:?}");
     for stem in &on_page {
         assert!(want(|k| k.compare).contains(stem), "{stem} is on the page");
+    }
+}
+
+/// Tokens sent against cost: a series a strategy, each in the colour it has in every chart, and
+/// a legend naming them.
+#[test]
+fn the_scatter_gives_each_strategy_its_colour() {
+    let strategies = ["none", "drop", "truncate", "summarize"];
+    let (_, rows) = runs("lunch-break", &strategies, &[0.8], 0..2);
+    let chart = tokens_and_cost("lunch-break", &points(&rows)).expect("priced runs");
+    let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, strategies, "a series a strategy");
+    let text = svg(&chart).expect("draws");
+    let mut fills: Vec<String> = Vec::new();
+    for name in strategies {
+        let colour = hex(name);
+        // A marker is filled, or (a cross) stroked, in its strategy's colour.
+        assert!(
+            text.contains(&format!("fill=\"{colour}\"")) || text.contains(&format!("stroke=\"{colour}\"")),
+            "{name}'s points in {colour}"
+        );
+        assert!(text.contains(&format!(">\n{name}\n</text>")), "{name} in the legend");
+        fills.push(colour);
+    }
+    fills.sort();
+    fills.dedup();
+    assert_eq!(fills.len(), strategies.len(), "four colours");
+}
+
+/// What compare's page draws is what its table prints: each configuration at its means over the
+/// seeds, the cost's interval as the table gives it; the traces' charts say whose run they are.
+#[test]
+fn the_page_draws_the_means_the_table_prints() {
+    let dir = scratch("page-means");
+    let output = ctxbench()
+        .args([
+            "compare",
+            "scenarios/lunch-break.json",
+            "--strategies",
+            "drop,summarize",
+            "--no-tune",
+            "--seeds",
+            "3",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let csv = String::from_utf8(read(dir.join("results.csv"))).expect("UTF-8");
+    let rows = read_csv(&csv).expect("rows");
+    assert_eq!(rows.len(), 6, "two strategies, three seeds");
+
+    // The means, from results.csv by hand.
+    let chart = tokens_and_cost("lunch-break", &points(&rows)).expect("priced runs");
+    for (k, strategy) in ["drop", "summarize"].iter().enumerate() {
+        let runs: Vec<&ResultRow> = rows
+            .iter()
+            .filter(|r| r.settings.strategy.to_string().starts_with(strategy))
+            .collect();
+        let mean = |f: fn(&ResultRow) -> f64| runs.iter().map(|r| f(r)).sum::<f64>() / runs.len() as f64;
+        let at = (
+            mean(|r| r.metrics.tokens_sent as f64),
+            mean(|r| r.metrics.cost_usd.expect("priced")),
+        );
+        let drawn = chart.series[k].points[0];
+        assert!(
+            (drawn.0 - at.0).abs() < 1e-9 && (drawn.1 - at.1).abs() < 1e-12,
+            "{strategy} at its means {at:?}, drawn at {drawn:?}"
+        );
+    }
+    // The chart compare drew is that one, to the byte.
+    assert!(
+        read(dir.join("plots/cost-lunch-break.svg")) == svg(&chart).expect("draws").into_bytes(),
+        "compare drew tokens sent against cost at other figures than the means"
+    );
+    // Where the table shows the cost's interval, the chart draws it.
+    let summary = String::from_utf8(read(dir.join("summary.md"))).expect("UTF-8");
+    assert!(!chart.whiskers.is_empty(), "the seeds' costs differ");
+    for w in &chart.whiskers {
+        let said = format!("{} ±{:.4}", dollars(w.at.1), (w.y.1 - w.y.0) / 2.0);
+        assert!(summary.contains(&said), "the table says {said}");
+    }
+    // A trace is one run: its charts say which.
+    let page = String::from_utf8(read(dir.join("index.html"))).expect("UTF-8");
+    for title in [
+        "lunch-break: request size per model call (one run each, seed 0)",
+        "lunch-break: cost per call and so far (one run each, seed 0)",
+    ] {
+        assert!(page.contains(title), "{title}");
     }
 }

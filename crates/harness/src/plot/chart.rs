@@ -371,10 +371,11 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
     chart
 }
 
-/// Tokens sent against cost, one point per completed run: where fewer tokens do not mean a
-/// smaller bill, the points do not fall in the same order on both axes. The run with the fewest
-/// tokens and the cheapest one are labelled (every run, when there are a dozen or fewer). `None`
-/// for unpriced rows.
+/// Tokens sent against cost, one point per completed configuration at its means over the seeds
+/// (the figures of the table), its cost's 95% interval drawn across it, one series (one colour)
+/// per strategy: where fewer tokens do not mean a smaller bill, the points do not fall in the
+/// same order on both axes. The run with the fewest tokens and the cheapest one are labelled
+/// (every run, when there are a dozen or fewer). `None` for unpriced rows.
 pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> Option<Chart> {
     let rows: Vec<&super::Point<'_>> = configurations
         .iter()
@@ -388,14 +389,24 @@ pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> O
         scenario,
         super::kinds::COST.name(scenario, &[]),
         format!("{scenario}: tokens sent against cost"),
-        "tokens sent (true tokens)",
-        "cost (US dollars)",
+        "tokens sent (true tokens, mean over the seeds)",
+        "cost (US dollars, mean over the seeds)",
     );
-    chart.series.push(Series {
-        name: "completed run".into(),
-        points: points.clone(),
-        style: Style::Points,
-    });
+    for (r, &at) in rows.iter().zip(&points) {
+        let name = short(&r.row.settings.strategy.to_string());
+        match chart.series.iter_mut().find(|s| s.name == name) {
+            Some(series) => series.points.push(at),
+            None => chart.series.push(Series {
+                name,
+                points: vec![at],
+                style: Style::Points,
+            }),
+        }
+        if let Some(y) = r.cost_interval.filter(|(low, high)| high > low) {
+            chart.whiskers.push(Whisker { at, x: (at.0, at.0), y });
+        }
+    }
+    fold_coinciding(&mut chart);
     let lowest = |key: fn(&(f64, f64)) -> (f64, f64)| {
         (0..points.len())
             .min_by(|&a, &b| {

@@ -269,10 +269,17 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
     for w in &chart.whiskers {
         let grey = RGBColor(90, 90, 90).stroke_width(1);
         let (x, y) = w.at;
-        c.draw_series([
-            PathElement::new(vec![(w.x.0, y), (w.x.1, y)], grey),
-            PathElement::new(vec![(x, w.y.0), (x, w.y.1)], grey),
-        ])
+        // An interval of no width (one seed, or a figure that cannot vary) draws nothing.
+        let lines = [
+            ((w.x.0, y), (w.x.1, y), w.x.1 > w.x.0),
+            ((x, w.y.0), (x, w.y.1), w.y.1 > w.y.0),
+        ];
+        c.draw_series(
+            lines
+                .into_iter()
+                .filter(|l| l.2)
+                .map(|(a, b, _)| PathElement::new(vec![a, b], grey)),
+        )
         .map_err(err)?;
     }
     for mark in &chart.marks {

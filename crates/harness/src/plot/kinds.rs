@@ -54,7 +54,8 @@ pub const BILL: Kind = Kind {
 /// Tokens sent against cost.
 pub const COST: Kind = Kind {
     stem: "cost",
-    shows: "tokens sent against cost, a point per completed run, the fewest tokens and the cheapest labelled",
+    shows: "tokens sent against cost, a point per completed configuration at its means over the seeds \
+            with its cost's 95% interval, a colour per strategy, the fewest tokens and the cheapest labelled",
     plot: true,
     compare: true,
 };

@@ -16,6 +16,8 @@ pub struct Point<'a> {
     pub facts: f64,
     /// Cost, the mean over the seeds; `None` unpriced.
     pub cost: Option<f64>,
+    /// Cost's 95% interval over the seeds (low, high); `None` unpriced.
+    pub cost_interval: Option<(f64, f64)>,
     /// Whether every seed's run completed.
     pub completed: bool,
 }
@@ -30,6 +32,7 @@ pub fn points(rows: &[ResultRow]) -> Vec<Point<'_>> {
             tokens: c.mean_of(|m| m.tokens_sent as f64).mean,
             facts: c.facts_lost().mean,
             cost: c.cost().map(|e| e.mean),
+            cost_interval: c.cost().map(|e| (e.low, e.high)),
             completed: c.rows.iter().all(|r| r.metrics.completed),
         })
         .collect()
