@@ -6,8 +6,8 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_harness::plot::kinds::kind_of;
-use ctxbench_harness::plot::{Chart, charts, png, points, svg, verdict_chart};
-use ctxbench_harness::report::{InlineChart, ResultRow, png_element, read_csv, svg_element};
+use ctxbench_harness::plot::{Chart, KINDS, charts_and_missing, png, points, svg, verdict_chart};
+use ctxbench_harness::report::{InlineChart, NoChart, ResultRow, png_element, read_csv, svg_element};
 use ctxbench_harness::trace::CallRecord;
 use ctxbench_harness::verdict::{Objective, Verdict};
 
@@ -124,13 +124,16 @@ pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<Vec<String>>
 pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
     // Replicates over seeds are one point at their means, as the table and the page show them.
     let (rows, traces) = inputs(&args.files)?;
-    let charts = charts(&traces, &rows);
+    let (charts, missing) = charts_and_missing(&traces, &rows);
     if charts.is_empty() {
         bail!("nothing to draw: give results.csv files, trace .jsonl files, or a reports folder");
     }
     write_charts(&charts, &args.out)?;
     for chart in &charts {
         sayln!("{}/{}.png  {}", args.out.display(), chart.name, chart.title);
+    }
+    for m in &missing {
+        eprintln!("{}", m.why);
     }
     eprintln!(
         "wrote {} (PNG and SVG) to {}",
@@ -140,12 +143,13 @@ pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The charts of a report: the Markdown that embeds them, the charts of the HTML page, and the
-/// names of the files written under plots/.
+/// The charts of a report: the Markdown that embeds them, the charts of the HTML page and those
+/// its scenarios' runs do not allow, and the names of the files written under plots/.
 #[derive(Default)]
 pub struct ReportCharts {
     pub markdown: String,
     pub inline: Vec<InlineChart>,
+    pub missing: Vec<NoChart>,
     pub files: Vec<String>,
 }
 
@@ -161,14 +165,23 @@ pub fn report_charts(
     verdicts: Option<(&[Verdict<'_>], &Objective)>,
     out: &Path,
 ) -> anyhow::Result<ReportCharts> {
-    let mut charts = charts(traces, rows);
+    let (mut charts, mut missing) = charts_and_missing(traces, rows);
     if let Some((verdicts, objective)) = verdicts {
         // The page draws the kinds the list says it does: the verdict's chart, not the frontier.
         charts.retain(|c| kind_of(&c.name).is_some_and(|k| k.compare));
-        let mut first: Vec<Chart> = verdicts.iter().filter_map(|v| verdict_chart(v, objective)).collect();
+        missing.retain(|m| m.kind.compare);
+        let mut first: Vec<Chart> = Vec::new();
+        for verdict in verdicts {
+            match verdict_chart(verdict, objective) {
+                Ok(chart) => first.push(chart),
+                Err(why) => missing.push(why),
+            }
+        }
         first.append(&mut charts);
         charts = first;
     }
+    // In the order of the kinds, as the charts come.
+    missing.sort_by_key(|m| KINDS.iter().position(|k| *k == m.kind));
     let svgs = write_charts(&charts, &out.join("plots"))?;
     let configurations = points(rows).len();
     let mut markdown = String::from("\n## Charts\n\n");
@@ -187,6 +200,9 @@ pub fn report_charts(
             body,
         });
     }
+    for m in &missing {
+        markdown.push_str(&format!("{}\n\n", m.why));
+    }
     let files = charts
         .iter()
         .flat_map(|c| [format!("{}.svg", c.name), format!("{}.png", c.name)])
@@ -194,6 +210,13 @@ pub fn report_charts(
     Ok(ReportCharts {
         markdown,
         inline,
+        missing: missing
+            .into_iter()
+            .map(|m| NoChart {
+                scenario: m.scenario,
+                why: m.why,
+            })
+            .collect(),
         files,
     })
 }

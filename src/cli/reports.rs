@@ -110,6 +110,7 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
             verdicts: r.verdicts,
             descriptions: &r.descriptions,
             charts: &charts.inline,
+            missing: &charts.missing,
             note: r.note,
         })
         .as_bytes(),

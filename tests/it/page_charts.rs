@@ -1,9 +1,9 @@
 //! The page's charts as a new user reads them (issue 46): `plot --help` lists the charts that are
 //! drawn, from the one list of kinds; tokens sent against cost in a colour per strategy; charts
-//! at the means the table prints.
+//! at the means the table prints; no chart against facts lost where the runs lose as many.
 
 use ctxbench_harness::human::dollars;
-use ctxbench_harness::plot::{KINDS, charts, kind_of, points, svg, tokens_and_cost};
+use ctxbench_harness::plot::{KINDS, charts, frontier, kind_of, points, svg, tokens_and_cost};
 use ctxbench_harness::report::colour::hex;
 use ctxbench_harness::report::{ResultRow, read_csv};
 use ctxbench_harness::run::run_scenario;
@@ -212,4 +212,56 @@ fn the_page_draws_the_means_the_table_prints() {
     ] {
         assert!(page.contains(title), "{title}");
     }
+}
+
+/// A chart of cost against facts lost is drawn only where facts lost differ between the runs;
+/// elsewhere the page says so in one line, in its place.
+#[test]
+fn no_chart_against_facts_lost_where_every_run_loses_as_many() {
+    // The frontier, for plot and a sweep's page.
+    let (_, rows) = runs("bike-shop-return", &["drop", "truncate"], &[0.8], 0..1);
+    assert!(rows.iter().all(|r| r.metrics.facts_lost == 0 && r.metrics.completed));
+    let missing = frontier("bike-shop-return", &points(&rows)).expect_err("no frontier");
+    assert_eq!(
+        missing.why,
+        "On bike-shop-return, no configuration that completed loses a fact: no chart of cost against facts lost."
+    );
+    let (_, rows) = runs("unfetchable-facts", &["drop", "summarize"], &[0.8], 0..1);
+    assert!(
+        frontier("unfetchable-facts", &points(&rows)).is_ok(),
+        "facts lost differ"
+    );
+
+    // compare's page: the sentence where the verdict's chart would be, the chart where facts differ.
+    let dir = scratch("page-no-facts");
+    let output = ctxbench()
+        .args([
+            "compare",
+            "scenarios/bike-shop-return.json",
+            "scenarios/unfetchable-facts.json",
+            "--strategies",
+            "drop,summarize",
+            "--seeds",
+            "2",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let page = String::from_utf8(read(dir.join("index.html"))).expect("UTF-8");
+    let said =
+        "On bike-shop-return, no configuration that qualifies loses a fact: no chart of cost against facts lost.";
+    let section = |name: &str| {
+        let start = page.find(&format!("<h2>{name}</h2>")).expect("a section");
+        let end = start + page[start..].find("</section>").expect("its end");
+        page[start..end].to_owned()
+    };
+    let bike = section("bike-shop-return");
+    assert_eq!(bike.matches(said).count(), 1, "said once, in its section");
+    assert!(!bike.contains("plots/verdict-"), "no empty chart");
+    assert!(!dir.join("plots/verdict-bike-shop-return.svg").exists());
+    assert!(section("unfetchable-facts").contains("plots/verdict-unfetchable-facts.svg"));
+    let summary = String::from_utf8(read(dir.join("summary.md"))).expect("UTF-8");
+    assert!(summary.contains(said), "and in summary.md");
 }

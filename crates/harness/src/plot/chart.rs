@@ -375,14 +375,22 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
 /// (the figures of the table), its cost's 95% interval drawn across it, one series (one colour)
 /// per strategy: where fewer tokens do not mean a smaller bill, the points do not fall in the
 /// same order on both axes. The run with the fewest tokens and the cheapest one are labelled
-/// (every run, when there are a dozen or fewer). `None` for unpriced rows.
-pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> Option<Chart> {
+/// (every run, when there are a dozen or fewer). Not drawn (and why) with fewer than two
+/// priced configurations that completed.
+pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> Result<Chart, super::Missing> {
     let rows: Vec<&super::Point<'_>> = configurations
         .iter()
         .filter(|p| p.row.scenario == scenario && p.completed && p.cost.is_some())
         .collect();
     if rows.len() < 2 {
-        return None;
+        return Err(super::Missing::new(
+            scenario,
+            super::kinds::COST,
+            format!(
+                "On {scenario}, {} configuration with a price completed: no chart of tokens sent against cost.",
+                if rows.is_empty() { "no" } else { "only one" }
+            ),
+        ));
     }
     let points: Vec<(f64, f64)> = rows.iter().map(|p| (p.tokens, p.cost.unwrap_or(0.0))).collect();
     let mut chart = Chart::new(
@@ -441,5 +449,5 @@ pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> O
         }
         chart.labels.push(Label { at, text });
     }
-    Some(chart)
+    Ok(chart)
 }

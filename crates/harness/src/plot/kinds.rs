@@ -1,6 +1,7 @@
 //! Every kind of chart, in one list: the stem its files are named with, what it shows, and who
 //! draws it. `ctxbench plot --help` is written from this list and the chart builders name their
-//! charts from it, so that what the help promises and what is drawn cannot drift apart.
+//! charts from it, so that what the help promises and what is drawn cannot drift apart. A chart a
+//! scenario's runs do not allow is [`Missing`], with the sentence the page says in its place.
 
 /// One kind of chart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,7 +81,7 @@ pub const SWEEP_FACTS: Kind = Kind {
 pub const FRONTIER: Kind = Kind {
     stem: "frontier",
     shows: "cost (tokens sent when unpriced) against facts lost, a point per completed configuration at \
-            its means, the Pareto front joined and labelled",
+            its means, the Pareto front joined and labelled; drawn where facts lost differ",
     plot: true,
     compare: false,
 };
@@ -89,7 +90,7 @@ pub const FRONTIER: Kind = Kind {
 pub const VERDICT: Kind = Kind {
     stem: "verdict",
     shows: "the verdict's cost against facts lost: each ranked configuration at its means with their 95% \
-            intervals, the front joined, the pick marked",
+            intervals, the front joined, the pick marked; drawn where facts lost differ",
     plot: false,
     compare: true,
 };
@@ -100,6 +101,51 @@ pub const KINDS: [Kind; 7] = [VERDICT, WELL, BILL, SWEEP_TOKENS, SWEEP_FACTS, CO
 /// The kind of the chart named `name`, if any.
 pub fn kind_of(name: &str) -> Option<Kind> {
     KINDS.iter().copied().find(|k| k.is(name))
+}
+
+/// A chart a scenario's runs do not allow, and why: said on the page where it would be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    /// The scenario.
+    pub scenario: String,
+    /// The kind of chart.
+    pub kind: Kind,
+    /// Why, as a sentence.
+    pub why: String,
+}
+
+impl Missing {
+    pub(super) fn new(scenario: &str, kind: Kind, why: String) -> Missing {
+        Missing {
+            scenario: scenario.to_owned(),
+            kind,
+            why,
+        }
+    }
+}
+
+/// Why a chart of `spend` against facts lost, of the configurations of `scenario` that `which`
+/// ("qualifies", "completed") losing `facts` (a mean a run each), is not drawn, if it is not:
+/// fewer than two of them, or all losing as many facts (one flat row of points, the chart most of
+/// it empty grid).
+pub(super) fn no_facts_chart(scenario: &str, kind: Kind, spend: &str, which: &str, facts: &[f64]) -> Option<Missing> {
+    let no_chart = format!("no chart of {spend} against facts lost");
+    let why = match facts {
+        [] => format!("On {scenario}, no configuration {which}: {no_chart}."),
+        [_] => format!("On {scenario}, only one configuration {which}: {no_chart}."),
+        [first, rest @ ..] if rest.iter().all(|f| (f - first).abs() < 1e-9) => {
+            if *first == 0.0 {
+                format!("On {scenario}, no configuration that {which} loses a fact: {no_chart}.")
+            } else {
+                format!(
+                    "On {scenario}, every configuration that {which} loses as many facts ({} a run): {no_chart}.",
+                    crate::verdict::fraction(*first)
+                )
+            }
+        }
+        _ => return None,
+    };
+    Some(Missing::new(scenario, kind, why))
 }
 
 #[cfg(test)]
@@ -114,5 +160,24 @@ mod tests {
             assert_eq!(of, [kind.stem], "{name}");
         }
         assert_eq!(kind_of("costly-x"), None);
+    }
+
+    #[test]
+    fn a_chart_against_facts_lost_needs_facts_that_differ() {
+        let why = |facts: &[f64]| no_facts_chart("x", VERDICT, "cost", "qualifies", facts).map(|m| m.why);
+        assert_eq!(why(&[0.0, 0.5]), None);
+        assert_eq!(
+            why(&[0.0, 0.0, 0.0]).as_deref(),
+            Some("On x, no configuration that qualifies loses a fact: no chart of cost against facts lost.")
+        );
+        assert_eq!(
+            why(&[1.5, 1.5]).as_deref(),
+            Some(
+                "On x, every configuration that qualifies loses as many facts (1.5 a run): no chart of cost against \
+                 facts lost."
+            )
+        );
+        assert!(why(&[0.3]).is_some_and(|w| w.contains("only one configuration qualifies")));
+        assert!(why(&[]).is_some_and(|w| w.contains("no configuration qualifies")));
     }
 }

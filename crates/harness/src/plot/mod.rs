@@ -11,7 +11,7 @@ mod verdict_chart;
 
 pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
 pub use draw::{DrawError, png, svg};
-pub use kinds::{KINDS, Kind, kind_of};
+pub use kinds::{KINDS, Kind, Missing, kind_of};
 pub use sweep_charts::{Point, frontier, pareto, points, sweep_curves};
 pub use verdict_chart::verdict_chart;
 
@@ -24,7 +24,14 @@ use crate::trace::CallRecord;
 /// with several thresholds, and a frontier per scenario; a configuration run over several seeds
 /// (its rows one after another) is one point, at its means.
 pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
+    charts_and_missing(traces, rows).0
+}
+
+/// [`charts`], and each chart of tokens sent against cost and each frontier a scenario's runs do
+/// not allow, with why.
+pub fn charts_and_missing(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> (Vec<Chart>, Vec<Missing>) {
     let mut out = Vec::new();
+    let mut missing = Vec::new();
     for (scenario, traces) in by_scenario(traces) {
         let price_of = |strategy: &str| {
             let row = rows
@@ -65,8 +72,12 @@ pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
                 out.extend(pair);
             }
         }
-        out.extend(tokens_and_cost(scenario, &refs));
-        out.extend(frontier(scenario, &refs));
+        for chart in [tokens_and_cost(scenario, &refs), frontier(scenario, &refs)] {
+            match chart {
+                Ok(chart) => out.push(chart),
+                Err(why) => missing.push(why),
+            }
+        }
     }
-    out
+    (out, missing)
 }

@@ -2,6 +2,7 @@
 //! sent against facts lost with its Pareto front.
 
 use super::chart::{Chart, Label, Series, Style, fold_coinciding, short};
+use super::kinds::{FRONTIER, Missing, no_facts_chart};
 use crate::report::ResultRow;
 
 /// A configuration as the charts plot it: its settings (those of its first seed's row) and its
@@ -119,29 +120,30 @@ pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
 
 /// The frontier: cost (tokens sent when unpriced) against facts lost, every completed
 /// configuration a point at its means, the Pareto front drawn and labelled. Stopped runs are
-/// left out.
-pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
+/// left out. Not drawn (and why) with fewer than two points, or where they all lose as many
+/// facts: one flat row of points is no frontier.
+pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Result<Chart, Missing> {
     let rows: Vec<&Point<'_>> = points
         .iter()
         .filter(|p| p.row.scenario == scenario && p.completed)
         .collect();
-    // One point is no frontier.
-    if rows.len() < 2 {
-        return None;
-    }
-    let priced = rows.iter().all(|p| p.cost.is_some());
-    let points: Vec<(f64, f64)> = rows
-        .iter()
-        .map(|p| (if priced { p.cost.unwrap_or(0.0) } else { p.tokens }, p.facts))
-        .collect();
+    let priced = !rows.is_empty() && rows.iter().all(|p| p.cost.is_some());
     let (spend, axis) = if priced {
         ("cost", "cost (US dollars)")
     } else {
         ("tokens sent", "tokens sent (true tokens)")
     };
+    let facts: Vec<f64> = rows.iter().map(|p| p.facts).collect();
+    if let Some(missing) = no_facts_chart(scenario, FRONTIER, spend, "completed", &facts) {
+        return Err(missing);
+    }
+    let points: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|p| (if priced { p.cost.unwrap_or(0.0) } else { p.tokens }, p.facts))
+        .collect();
     let mut chart = Chart::new(
         scenario,
-        super::kinds::FRONTIER.name(scenario, &[]),
+        FRONTIER.name(scenario, &[]),
         format!("{scenario}: {spend} against facts lost"),
         axis,
         "facts lost (mean over the seeds)",
@@ -170,7 +172,7 @@ pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
             ),
         });
     }
-    Some(chart)
+    Ok(chart)
 }
 
 #[cfg(test)]
