@@ -1,9 +1,11 @@
 //! The page's charts as a new user reads them (issue 46): `plot --help` lists the charts that are
 //! drawn, from the one list of kinds; tokens sent against cost in a colour per strategy; charts
-//! at the means the table prints; no chart against facts lost where the runs lose as many.
+//! at the means the table prints; no chart against facts lost where the runs lose as many;
+//! labels, titles and legends that fit, clear of each other and of the tick labels.
 
 use ctxbench_harness::human::dollars;
-use ctxbench_harness::plot::{KINDS, charts, frontier, kind_of, points, svg, tokens_and_cost};
+use ctxbench_harness::plot::chart::{Label, Series, Style};
+use ctxbench_harness::plot::{Chart, KINDS, charts, frontier, kind_of, layout, points, svg, tokens_and_cost};
 use ctxbench_harness::report::colour::hex;
 use ctxbench_harness::report::{ResultRow, read_csv};
 use ctxbench_harness::run::run_scenario;
@@ -264,4 +266,139 @@ fn no_chart_against_facts_lost_where_every_run_loses_as_many() {
     assert!(section("unfetchable-facts").contains("plots/verdict-unfetchable-facts.svg"));
     let summary = String::from_utf8(read(dir.join("summary.md"))).expect("UTF-8");
     assert!(summary.contains(said), "and in summary.md");
+}
+
+/// Every text box of a chart's picture: inside the canvas; labels inside the plot, clear of the
+/// tick labels, the title and each other; the legend's entries clear of each other.
+fn assert_laid_out(chart: &Chart) {
+    let layout = layout(chart).expect("draws");
+    let name = &chart.name;
+    let texts = layout
+        .title
+        .iter()
+        .chain(&layout.labels)
+        .chain(&layout.panel_titles)
+        .chain(&layout.legend)
+        .chain(&layout.ticks);
+    for r in texts {
+        assert!(
+            r.inside(&layout.canvas),
+            "{name}: {r:?} is cut by the canvas {:?}",
+            layout.canvas
+        );
+    }
+    assert_eq!(layout.labels.len(), chart.labels.len(), "{name}: every label placed");
+    for (k, label) in layout.labels.iter().enumerate() {
+        let text = &chart.labels[k].text;
+        assert!(label.inside(&layout.plot), "{name}: {text:?} outside the plot");
+        for tick in &layout.ticks {
+            assert!(
+                !label.overlaps(tick),
+                "{name}: {text:?} {label:?} over a tick label {tick:?}"
+            );
+        }
+        for other in layout.labels[..k].iter().chain(&layout.title) {
+            assert!(!label.overlaps(other), "{name}: {text:?} {label:?} over {other:?}");
+        }
+    }
+    for (k, entry) in layout.legend.iter().enumerate() {
+        for other in &layout.legend[..k] {
+            assert!(!entry.overlaps(other), "{name}: legend {entry:?} over {other:?}");
+        }
+    }
+    assert!(!layout.ticks.is_empty(), "{name}: tick labels found");
+}
+
+/// Labels clear of the tick labels, titles inside the canvas, legends whole.
+#[test]
+fn labels_titles_and_legends_fit_without_collisions() {
+    // As the issue saw it: two labels at facts lost 0 by the lowest cost, next to the x axis's
+    // first tick labels, a long title, a long legend entry.
+    let strategy = "truncate:preview=80+summarize:keep=id/number,ratio=0.2,place=first,tail=nothing";
+    let chart = Chart {
+        scenario: "bike-shop-return".into(),
+        name: "verdict-bike-shop-return".into(),
+        title: format!("bike-shop-return · {strategy}: cost against facts lost, by threshold and keep"),
+        x_label: "cost of the run (US dollars, mean over seeds)".into(),
+        y_label: "facts lost per run (mean over seeds)".into(),
+        series: vec![Series {
+            name: format!("none, mask, window, clear-tool-uses, langchain-summarization, swe-agent-mask, {strategy}"),
+            points: vec![
+                (0.0081, 0.0),
+                (0.0082, 0.0),
+                (0.0103, 0.3),
+                (0.0105, 0.3),
+                (0.0123, 0.0),
+                (0.0128, 0.0),
+            ],
+            style: Style::Points,
+        }],
+        labels: [
+            "drop (+1)",
+            "truncate (+2)",
+            "anthropic-compact (+1)",
+            "claude-code",
+            "summarize",
+            "codex",
+        ]
+        .iter()
+        .zip([
+            (0.0081, 0.0),
+            (0.0082, 0.0),
+            (0.0103, 0.3),
+            (0.0105, 0.3),
+            (0.0123, 0.0),
+            (0.0128, 0.0),
+        ])
+        .map(|(text, at)| Label {
+            at,
+            text: (*text).into(),
+        })
+        .collect(),
+        rules: Vec::new(),
+        marks: Vec::new(),
+        whiskers: Vec::new(),
+        panels: Vec::new(),
+        panel_label: String::new(),
+    };
+    assert_laid_out(&chart);
+    let text = svg(&chart).expect("draws");
+    assert!(!text.contains('…'), "no name cut short");
+    for word in ["swe-agent-mask,", "tail=nothing"] {
+        assert!(text.contains(word), "the legend's name whole: {word}");
+    }
+
+    // The bill of the bike-shop chat: six strategies coincide in one panel, whose title is long.
+    let (traces, rows) = runs(
+        "bike-shop-return",
+        &[
+            "none",
+            "mask",
+            "window",
+            "clear-tool-uses",
+            "langchain-summarization",
+            "swe-agent-mask",
+            "drop",
+            "summarize",
+        ],
+        &[0.8],
+        0..1,
+    );
+    let drawn = charts(&traces, &rows);
+    let bill = drawn.iter().find(|c| c.name.starts_with("bill-")).expect("a bill");
+    assert!(
+        bill.panels[0].title.starts_with("none, mask, window, clear-tool-uses"),
+        "{}",
+        bill.panels[0].title
+    );
+    for chart in &drawn {
+        assert_laid_out(chart);
+        assert!(
+            !svg(chart).expect("draws").contains('…'),
+            "{}: no name cut short",
+            chart.name
+        );
+    }
+    let layout = layout(bill).expect("draws");
+    assert!(layout.panel_titles.len() > bill.panels.len(), "the long title wraps");
 }

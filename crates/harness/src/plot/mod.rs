@@ -6,12 +6,15 @@
 pub mod chart;
 pub mod draw;
 pub mod kinds;
+mod layout;
+mod panels;
 mod sweep_charts;
 mod verdict_chart;
 
 pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
-pub use draw::{DrawError, png, svg};
+pub use draw::{DrawError, layout, png, svg};
 pub use kinds::{KINDS, Kind, Missing, kind_of};
+pub use layout::{Layout, Rect};
 pub use sweep_charts::{Point, frontier, pareto, points, sweep_curves};
 pub use verdict_chart::verdict_chart;
 
