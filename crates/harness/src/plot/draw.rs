@@ -11,7 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::chart::{BILL_PARTS, Chart, MarkKind, Style};
-use super::layout::{LEGEND_TEXT, Layout, Rect, legend_entries, measure, place_labels, register_font, wrap};
+use super::layout::{LEGEND_TEXT, Layout, Rect, Wanted, legend_entries, measure, place_labels, register_font, wrap};
 use super::panels::{self, PARTS};
 
 /// Width and height of the plot, in pixels; the panels and the legend below it add to the height.
@@ -274,13 +274,17 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
             Rect::at(x - 5, y - 5, 11, 11)
         })
         .collect();
-    let wanted: Vec<((i32, i32), (i32, i32), bool)> = chart
+    let wanted: Vec<Wanted> = chart
         .labels
         .iter()
-        .map(|l| (c.backend_coord(&l.at), measure(&l.text, LABEL), l.at.0 <= middle))
+        .map(|l| Wanted {
+            at: c.backend_coord(&l.at),
+            size: measure(&l.text, LABEL),
+            toward_right: l.at.0 <= middle,
+        })
         .collect();
     layout.labels = place_labels(&wanted, plot, &markers);
-    for (label, (rect, (at, _, _))) in chart.labels.iter().zip(layout.labels.iter().zip(&wanted)) {
+    for (label, (rect, Wanted { at, .. })) in chart.labels.iter().zip(layout.labels.iter().zip(&wanted)) {
         let near = rect.nearest(*at);
         if (near.0 - at.0).abs().max((near.1 - at.1).abs()) > 10 {
             top.draw(&PathElement::new(

@@ -209,13 +209,29 @@ pub(super) fn legend_entries(texts: &[String], width: i32) -> (Vec<Entry>, i32) 
 /// Gap between a point and its label, in pixels.
 const GAP: i32 = 6;
 
-/// Places a label of `size` (width, height) beside each point of `at`, in order, inside `area`:
-/// beside its point where there is room (on the side of `toward_right`, then the other, above,
-/// below, then moved a line at a time further up or down), never over a label already placed,
-/// and, where it can help it, not over a point (`points`, as boxes).
-pub(super) fn place_labels(at: &[((i32, i32), (i32, i32), bool)], area: Rect, points: &[Rect]) -> Vec<Rect> {
-    let mut placed: Vec<Rect> = Vec::with_capacity(at.len());
-    for &((x, y), (w, h), toward_right) in at {
+/// A label to place: its point, its text's size, and which side of the point it would rather go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Wanted {
+    /// The point, in pixels.
+    pub at: (i32, i32),
+    /// The text's width and height.
+    pub size: (i32, i32),
+    /// Whether right of the point (where the room is) before left.
+    pub toward_right: bool,
+}
+
+/// Places each label beside its point, in order, inside `area`: where there is room (on the side
+/// it would rather, then the other; above, below, level; then moved a line at a time further up
+/// or down), never over a label already placed, and, where it can help it, not over a point
+/// (`points`, as boxes).
+pub(super) fn place_labels(wanted: &[Wanted], area: Rect, points: &[Rect]) -> Vec<Rect> {
+    let mut placed: Vec<Rect> = Vec::with_capacity(wanted.len());
+    for &Wanted {
+        at: (x, y),
+        size: (w, h),
+        toward_right,
+    } in wanted
+    {
         let right = Rect::at(x + GAP, y - h - GAP / 2, w, h);
         let left = Rect::at(x - GAP - w, y - h - GAP / 2, w, h);
         let sides = if toward_right { [right, left] } else { [left, right] };
@@ -269,8 +285,12 @@ mod tests {
     fn labels_never_overlap_each_other_and_stay_inside() {
         let area = Rect::at(100, 40, 800, 400);
         // Five labels at one point in the plot's bottom left corner, where the ticks are close.
-        let at = vec![((104, 438), (120, 16), true); 5];
-        let placed = place_labels(&at, area, &[]);
+        let wanted = Wanted {
+            at: (104, 438),
+            size: (120, 16),
+            toward_right: true,
+        };
+        let placed = place_labels(&[wanted; 5], area, &[]);
         for (k, r) in placed.iter().enumerate() {
             assert!(r.inside(&area), "{r:?}");
             assert!(!placed[..k].iter().any(|p| p.overlaps(r)), "{placed:?}");
