@@ -201,7 +201,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         title: "ctxbench compare",
         settings: &settings,
         table: &charted,
-        charted: &charted,
+        charted: &done.ranked,
         written: None,
         trace_names: &trace_names,
         verdicts: Some((&verdicts, &suite)),

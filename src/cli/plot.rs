@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use ctxbench_harness::plot::{Chart, charts, png, svg, verdict_chart};
-use ctxbench_harness::report::{InlineChart, ResultRow, png_element, read_csv, svg_element};
+use ctxbench_harness::plot::kinds::kind_of;
+use ctxbench_harness::plot::{Chart, KINDS, charts_and_missing, png, points, svg, verdict_chart};
+use ctxbench_harness::report::{InlineChart, NoChart, ResultRow, png_element, read_csv, svg_element};
 use ctxbench_harness::trace::CallRecord;
 use ctxbench_harness::verdict::{Objective, Verdict};
 
@@ -14,16 +15,11 @@ use super::files::write_atomic;
 use super::output::sayln;
 
 /// Draw charts (PNG and SVG) from results files, traces, or a reports folder.
-///
-/// From traces: the well (request size per call, with the window and the threshold,
-/// compactions and overflows marked) and the bill (each call's cost stacked as uncached input,
-/// cache write, cache read and output, one panel per strategy, beside the cumulative cost; in
-/// tokens when unpriced), per scenario. From results: tokens sent against cost (one point per
-/// run, the fewest tokens and the cheapest labelled), tokens sent and facts lost against the
-/// threshold (one line per keep) where a sweep varied it, and the frontier of tokens sent against
-/// facts lost with its Pareto front.
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  ctxbench compare --out reports && ctxbench plot reports --out reports/plots")]
+#[command(
+    long_about = long_about(),
+    after_help = "Example:\n  ctxbench compare --out reports && ctxbench plot reports --out reports/plots"
+)]
 pub struct PlotArgs {
     /// results.csv files, trace .jsonl files, or folders holding results.csv and traces/.
     #[arg(value_name = "FILE", required = true)]
@@ -32,6 +28,38 @@ pub struct PlotArgs {
     /// Where to write the charts.
     #[arg(short, long, default_value = "reports/plots", value_name = "DIR")]
     out: PathBuf,
+}
+
+/// The help: the charts `plot` draws, and those `compare`'s page draws besides or not, all from
+/// the one list of kinds.
+fn long_about() -> String {
+    use ctxbench_harness::human::wrap;
+    use ctxbench_harness::plot::{KINDS, Kind};
+    let entry = |k: &Kind| wrap(&format!("{:<13} {}", k.stem, k.shows), 96, "  ", &" ".repeat(16));
+    let mut out = String::from(
+        "Draw charts (PNG and SVG) from results files, traces, or a reports folder. Each chart is a file \
+         <kind>-<scenario>.png and .svg, drawn for each scenario whose runs allow it:\n\n",
+    );
+    for kind in KINDS.iter().filter(|k| k.plot) {
+        out.push_str(&entry(kind));
+    }
+    let not_on_page: Vec<&str> = KINDS.iter().filter(|k| k.plot && !k.compare).map(|k| k.stem).collect();
+    let page_only: Vec<&Kind> = KINDS.iter().filter(|k| k.compare && !k.plot).collect();
+    if !not_on_page.is_empty() || !page_only.is_empty() {
+        out.push_str(&format!(
+            "\n`compare`'s page (index.html, and plots/ beside it) draws these{}{}\n",
+            if not_on_page.is_empty() {
+                String::new()
+            } else {
+                format!(" (but not {})", not_on_page.join(", "))
+            },
+            if page_only.is_empty() { "." } else { ", and also:" }
+        ));
+        for kind in page_only {
+            out.push_str(&entry(kind));
+        }
+    }
+    out
 }
 
 /// Reads what the paths hold: result rows and traces.
@@ -94,17 +122,18 @@ pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<Vec<String>>
 }
 
 pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
-    let (mut rows, traces) = inputs(&args.files)?;
-    // Replicates over seeds chart as their first seed, as `compare` draws them.
-    let first = rows.iter().map(|r| r.settings.seed).min().unwrap_or(0);
-    rows.retain(|r| r.settings.seed == first);
-    let charts = charts(&traces, &rows);
+    // Replicates over seeds are one point at their means, as the table and the page show them.
+    let (rows, traces) = inputs(&args.files)?;
+    let (charts, missing) = charts_and_missing(&traces, &rows);
     if charts.is_empty() {
         bail!("nothing to draw: give results.csv files, trace .jsonl files, or a reports folder");
     }
     write_charts(&charts, &args.out)?;
     for chart in &charts {
         sayln!("{}/{}.png  {}", args.out.display(), chart.name, chart.title);
+    }
+    for m in &missing {
+        eprintln!("{}", m.why);
     }
     eprintln!(
         "wrote {} (PNG and SVG) to {}",
@@ -114,18 +143,19 @@ pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The charts of a report: the Markdown that embeds them, the charts of the HTML page, and the
-/// names of the files written under plots/.
+/// The charts of a report: the Markdown that embeds them, the charts of the HTML page and those
+/// its scenarios' runs do not allow, and the names of the files written under plots/.
 #[derive(Default)]
 pub struct ReportCharts {
     pub markdown: String,
     pub inline: Vec<InlineChart>,
+    pub missing: Vec<NoChart>,
     pub files: Vec<String>,
 }
 
-/// Past this many rows, the page shows each chart as its PNG: an SVG of every configuration
-/// of a large sweep would weigh megabytes.
-const SVG_UP_TO_ROWS: usize = 2_000;
+/// Past this many configurations (points of a chart), the page shows each chart as its PNG: an
+/// SVG of every configuration of a large sweep would weigh megabytes.
+const SVG_UP_TO_POINTS: usize = 2_000;
 
 /// Draws the charts of a run into `out/plots`: with verdicts, each scenario's chart of cost
 /// against facts lost first, in place of the frontier of one seed's rows.
@@ -135,19 +165,30 @@ pub fn report_charts(
     verdicts: Option<(&[Verdict<'_>], &Objective)>,
     out: &Path,
 ) -> anyhow::Result<ReportCharts> {
-    let mut charts = charts(traces, rows);
+    let (mut charts, mut missing) = charts_and_missing(traces, rows);
     if let Some((verdicts, objective)) = verdicts {
-        charts.retain(|c| !c.name.starts_with("frontier-"));
-        let mut first: Vec<Chart> = verdicts.iter().filter_map(|v| verdict_chart(v, objective)).collect();
+        // The page draws the kinds the list says it does: the verdict's chart, not the frontier.
+        charts.retain(|c| kind_of(&c.name).is_some_and(|k| k.compare));
+        missing.retain(|m| m.kind.compare);
+        let mut first: Vec<Chart> = Vec::new();
+        for verdict in verdicts {
+            match verdict_chart(verdict, objective) {
+                Ok(chart) => first.push(chart),
+                Err(why) => missing.push(why),
+            }
+        }
         first.append(&mut charts);
         charts = first;
     }
+    // In the order of the kinds, as the charts come.
+    missing.sort_by_key(|m| KINDS.iter().position(|k| *k == m.kind));
     let svgs = write_charts(&charts, &out.join("plots"))?;
+    let configurations = points(rows).len();
     let mut markdown = String::from("\n## Charts\n\n");
     let mut inline = Vec::with_capacity(charts.len());
     for (chart, text) in charts.iter().zip(svgs) {
         markdown.push_str(&format!("![{}](plots/{}.svg)\n\n", chart.title, chart.name));
-        let body = if rows.len() > SVG_UP_TO_ROWS {
+        let body = if configurations > SVG_UP_TO_POINTS {
             png_element(&png(chart)?, &chart.title)
         } else {
             svg_element(&text)
@@ -159,6 +200,9 @@ pub fn report_charts(
             body,
         });
     }
+    for m in &missing {
+        markdown.push_str(&format!("{}\n\n", m.why));
+    }
     let files = charts
         .iter()
         .flat_map(|c| [format!("{}.svg", c.name), format!("{}.png", c.name)])
@@ -166,6 +210,13 @@ pub fn report_charts(
     Ok(ReportCharts {
         markdown,
         inline,
+        missing: missing
+            .into_iter()
+            .map(|m| NoChart {
+                scenario: m.scenario,
+                why: m.why,
+            })
+            .collect(),
         files,
     })
 }

@@ -28,8 +28,9 @@ pub struct Reports<'a> {
     pub settings: &'a str,
     /// The rows the HTML table shows.
     pub table: &'a [ctxbench_harness::report::ResultRow],
-    /// The rows the charts draw: those of the traces, in their order (for `compare`, the first
-    /// seed's), or every row held (a sweep).
+    /// The rows the charts draw, each configuration's seeds one after another (a configuration is
+    /// a point at its means, as the table shows it): for `compare`, every seed of the ranked
+    /// configurations; for a sweep, every row held.
     pub charted: &'a [ctxbench_harness::report::ResultRow],
     /// The file names under traces/ this run wrote.
     pub trace_names: &'a [String],
@@ -109,6 +110,7 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
             verdicts: r.verdicts,
             descriptions: &r.descriptions,
             charts: &charts.inline,
+            missing: &charts.missing,
             note: r.note,
         })
         .as_bytes(),

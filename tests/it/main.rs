@@ -23,6 +23,7 @@ mod import;
 mod import_sessions;
 mod layers;
 mod new_user;
+mod page_charts;
 mod plots;
 mod presets;
 mod probes;

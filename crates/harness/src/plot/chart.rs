@@ -92,7 +92,7 @@ pub struct Panel {
 pub struct Chart {
     /// The scenario it shows.
     pub scenario: String,
-    /// A file-name stem (`well-bike-shop-return`).
+    /// A file-name stem (`well-bike-shop-return`): its [`super::Kind`]'s, then the scenario's.
     pub name: String,
     /// The title.
     pub title: String,
@@ -186,7 +186,7 @@ pub fn by_scenario(traces: &[Vec<CallRecord>]) -> BTreeMap<String, Vec<&Vec<Call
 
 /// A chart with one line per trace: `value` of each call, by call number.
 fn per_call(
-    name: &str,
+    kind: super::Kind,
     scenario: &str,
     title: &str,
     y_label: &str,
@@ -195,7 +195,7 @@ fn per_call(
 ) -> Chart {
     let mut chart = Chart::new(
         scenario,
-        format!("{name}-{}", safe(scenario)),
+        kind.name(scenario, &[]),
         format!("{scenario}: {title}"),
         "model call (number)",
         y_label,
@@ -215,7 +215,7 @@ fn per_call(
 /// the threshold, compactions and overflows marked.
 pub fn well(scenario: &str, traces: &[&Vec<CallRecord>]) -> Chart {
     let mut chart = per_call(
-        "well",
+        super::kinds::WELL,
         scenario,
         "request size per model call",
         "request size (true tokens)",
@@ -326,7 +326,7 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
     };
     let mut chart = Chart::new(
         scenario,
-        format!("bill-{}", safe(scenario)),
+        super::kinds::BILL.name(scenario, &[]),
         format!("{scenario}: {title}"),
         "model call (number)",
         y_label,
@@ -371,31 +371,50 @@ pub fn bill(scenario: &str, traces: &[&Vec<CallRecord>], price_of: &dyn Fn(&str)
     chart
 }
 
-/// Tokens sent against cost, one point per completed run: where fewer tokens do not mean a
-/// smaller bill, the points do not fall in the same order on both axes. The run with the fewest
-/// tokens and the cheapest one are labelled (every run, when there are a dozen or fewer). `None`
-/// for unpriced rows.
-pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> Option<Chart> {
+/// Tokens sent against cost, one point per completed configuration at its means over the seeds
+/// (the figures of the table), its cost's 95% interval drawn across it, one series (one colour)
+/// per strategy: where fewer tokens do not mean a smaller bill, the points do not fall in the
+/// same order on both axes. The run with the fewest tokens and the cheapest one are labelled
+/// (every run, when there are a dozen or fewer). Not drawn (and why) with fewer than two
+/// priced configurations that completed.
+pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> Result<Chart, super::Missing> {
     let rows: Vec<&super::Point<'_>> = configurations
         .iter()
         .filter(|p| p.row.scenario == scenario && p.completed && p.cost.is_some())
         .collect();
     if rows.len() < 2 {
-        return None;
+        return Err(super::Missing::new(
+            scenario,
+            super::kinds::COST,
+            format!(
+                "On {scenario}, {} configuration with a price completed: no chart of tokens sent against cost.",
+                if rows.is_empty() { "no" } else { "only one" }
+            ),
+        ));
     }
     let points: Vec<(f64, f64)> = rows.iter().map(|p| (p.tokens, p.cost.unwrap_or(0.0))).collect();
     let mut chart = Chart::new(
         scenario,
-        format!("cost-{}", safe(scenario)),
+        super::kinds::COST.name(scenario, &[]),
         format!("{scenario}: tokens sent against cost"),
-        "tokens sent (true tokens)",
-        "cost (US dollars)",
+        "tokens sent (true tokens, mean over the seeds)",
+        "cost (US dollars, mean over the seeds)",
     );
-    chart.series.push(Series {
-        name: "completed run".into(),
-        points: points.clone(),
-        style: Style::Points,
-    });
+    for (r, &at) in rows.iter().zip(&points) {
+        let name = short(&r.row.settings.strategy.to_string());
+        match chart.series.iter_mut().find(|s| s.name == name) {
+            Some(series) => series.points.push(at),
+            None => chart.series.push(Series {
+                name,
+                points: vec![at],
+                style: Style::Points,
+            }),
+        }
+        if let Some(y) = r.cost_interval.filter(|(low, high)| high > low) {
+            chart.whiskers.push(Whisker { at, x: (at.0, at.0), y });
+        }
+    }
+    fold_coinciding(&mut chart);
     let lowest = |key: fn(&(f64, f64)) -> (f64, f64)| {
         (0..points.len())
             .min_by(|&a, &b| {
@@ -430,5 +449,5 @@ pub fn tokens_and_cost(scenario: &str, configurations: &[super::Point<'_>]) -> O
         }
         chart.labels.push(Label { at, text });
     }
-    Some(chart)
+    Ok(chart)
 }

@@ -5,43 +5,34 @@
 //! same chart gives the same bytes. Colours come from the Okabe–Ito palette and every series
 //! also has its own marker, so that a grey print still tells them apart.
 
-use std::sync::OnceLock;
-
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{BoldPoints, Ranged};
 use plotters::prelude::*;
-use plotters::style::FontStyle;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::chart::{BILL_PARTS, Chart, MarkKind, Panel, Style};
+use super::chart::{BILL_PARTS, Chart, MarkKind, Style};
+use super::layout::{LEGEND_TEXT, Layout, Rect, Wanted, legend_entries, measure, place_labels, register_font, wrap};
+use super::panels::{self, PARTS};
 
-/// Width and height of the plot, in pixels; the legend below it adds a row per two entries.
+/// Width and height of the plot, in pixels; the panels and the legend below it add to the height.
 pub const SIZE: (u32, u32) = (960, 540);
 
-/// Height of one row of small multiples, in pixels: two panels a row, below the plot, so that
-/// their text is as large as the plot's when the picture is shown at its width.
-const PANEL_ROW: u32 = 230;
+/// The title's font size, and the height of its lines.
+const TITLE: u32 = 22;
+const TITLE_LINE: i32 = 28;
 
-/// Height of one legend row, in pixels.
-const LEGEND_ROW: u32 = 22;
+/// The font size of the labels beside points.
+const LABEL: u32 = 13;
 
-/// Rows of small multiples, two a row.
-fn panel_rows(chart: &Chart) -> u32 {
-    chart.panels.len().div_ceil(2) as u32
-}
-
-/// Height of the small multiples below the plot (none without panels).
-fn panels_height(chart: &Chart) -> u32 {
-    if chart.panels.is_empty() {
-        0
-    } else {
-        36 + panel_rows(chart) * PANEL_ROW
-    }
-}
+/// Labelled ticks an axis asks for, and the length of a tick mark (its label sits twice that
+/// from the axis).
+const TICKS: usize = 11;
+const TICK: i32 = 5;
 
 /// The whole picture's size: the plot, the panels below it, and the legend.
 pub fn size(chart: &Chart) -> (u32, u32) {
-    let rows = legend(chart).len().div_ceil(2) as u32;
-    (SIZE.0, SIZE.1 + panels_height(chart) + 12 + rows * LEGEND_ROW)
+    let (_, legend) = legend_entries(&legend_texts(chart), SIZE.0 as i32);
+    (SIZE.0, SIZE.1 + panels::height(chart) + 12 + legend as u32)
 }
 
 /// What a legend entry shows.
@@ -51,14 +42,6 @@ enum Glyph {
     Mark(MarkKind),
     Part(usize),
 }
-
-/// The colours of the bill's parts (Paul Tol's, apart from the series' Okabe–Ito).
-const PARTS: [RGBColor; 4] = [
-    RGBColor(68, 68, 68),
-    RGBColor(204, 51, 17),
-    RGBColor(136, 204, 238),
-    RGBColor(221, 204, 119),
-];
 
 fn legend(chart: &Chart) -> Vec<(Glyph, String)> {
     let mut out: Vec<(Glyph, String)> = Vec::new();
@@ -94,6 +77,11 @@ fn legend(chart: &Chart) -> Vec<(Glyph, String)> {
         ));
     }
     out
+}
+
+/// The legend's texts, in order.
+fn legend_texts(chart: &Chart) -> Vec<String> {
+    legend(chart).into_iter().map(|(_, text)| text).collect()
 }
 
 fn rule_style(k: usize) -> ShapeStyle {
@@ -136,101 +124,59 @@ pub struct DrawError {
     pub msg: String,
 }
 
-fn register_font() -> Result<(), String> {
-    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
-    DONE.get_or_init(|| {
-        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
-            .map_err(|_| "the embedded DejaVu Sans font does not load".to_owned())
-    })
-    .clone()
-}
-
+/// The `k`th series' marker: a disc, a triangle, a cross or a ring (a square of no size, as
+/// this once was, draws nothing in an SVG).
 fn marker<DB: DrawingBackend, C: Clone + 'static>(k: usize, at: C, style: ShapeStyle) -> DynElement<'static, DB, C> {
     match k % 4 {
         0 => Circle::new(at, 4, style).into_dyn(),
         1 => TriangleMarker::new(at, 5, style).into_dyn(),
         2 => Cross::new(at, 4, style.stroke_width(2)).into_dyn(),
-        _ => Rectangle::new([at.clone(), at], style.stroke_width(7)).into_dyn(),
+        _ => Circle::new(
+            at,
+            4,
+            ShapeStyle {
+                filled: false,
+                stroke_width: 2,
+                ..style
+            },
+        )
+        .into_dyn(),
     }
 }
 
-/// The small multiples: one panel of stacked bars per run, on one shared scale.
-fn draw_panels<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-    let calls = chart
-        .panels
-        .iter()
-        .flat_map(|p| p.bars.iter().map(|b| b.0))
-        .fold(1.0f64, f64::max);
-    let top = chart
-        .panels
-        .iter()
-        .flat_map(|p| p.bars.iter().map(|b| b.1.iter().sum::<f64>()))
-        .fold(0.0f64, f64::max);
-    let top = if top > 0.0 { top * 1.08 } else { 1.0 };
-    let dollars = chart.panel_label.contains("dollars");
-    let (_, grid) = area.split_vertically(36);
-    let cells = grid.split_evenly((panel_rows(chart) as usize, 2));
-    for (k, (panel, cell)) in chart.panels.iter().zip(&cells).enumerate() {
-        let Panel { title, bars } = panel;
-        let mut c = ChartBuilder::on(cell)
-            .caption(title, ("sans-serif", 16))
-            .margin(8)
-            .x_label_area_size(28)
-            .y_label_area_size(if k % 2 == 0 { 92 } else { 70 })
-            .build_cartesian_2d(0.5..calls + 0.5, 0.0..top)
-            .map_err(err)?;
-        let calls_format = |v: &f64| format!("{v:.0}");
-        let value_format = |v: &f64| {
-            if dollars {
-                format!("{v:.4}")
-            } else {
-                crate::human::thousands(v.max(0.0) as u64)
-            }
-        };
-        let mut mesh = c.configure_mesh();
-        mesh.label_style(("sans-serif", 13))
-            .x_labels(6)
-            .y_labels(4)
-            .x_label_formatter(&calls_format)
-            .y_label_formatter(&value_format)
-            .light_line_style(RGBColor(240, 240, 240))
-            .bold_line_style(RGBColor(225, 225, 225));
-        if k % 2 == 0 {
-            mesh.y_desc(&chart.panel_label).axis_desc_style(("sans-serif", 13));
-        }
-        mesh.draw().map_err(err)?;
-        let rects = bars.iter().flat_map(|&(x, parts)| {
-            let mut bottom = 0.0;
-            parts
-                .into_iter()
-                .enumerate()
-                .filter(|(_, v)| *v > 0.0)
-                .map(move |(p, v)| {
-                    let rect = Rectangle::new([(x - 0.4, bottom), (x + 0.4, bottom + v)], PARTS[p].filled());
-                    bottom += v;
-                    rect
-                })
-        });
-        c.draw_series(rects).map_err(err)?;
-    }
-    Ok(())
-}
-
-fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> Result<(), String> {
+/// Draws the chart; returns where its text went.
+fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> Result<Layout, String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     root.fill(&WHITE).map_err(err)?;
+    let (width, height) = root.dim_in_pixel();
+    let mut layout = Layout {
+        canvas: Rect::at(0, 0, width as i32, height as i32),
+        ..Layout::default()
+    };
     let (top, rest) = root.split_vertically(SIZE.1);
-    let (panels, bottom) = rest.split_vertically(panels_height(chart));
+    let (panel_area, bottom) = rest.split_vertically(panels::height(chart));
     if !chart.panels.is_empty() {
-        draw_panels(chart, &panels)?;
+        layout.panel_titles = panels::draw(chart, &panel_area)?;
+    }
+    // The title, in lines that fit the canvas, each centred.
+    let title = wrap(&chart.title, TITLE, width as i32 - 32);
+    for (i, line) in title.iter().enumerate() {
+        let y = 10 + i as i32 * TITLE_LINE;
+        let style = TextStyle::from(("sans-serif", TITLE).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+        top.draw(&Text::new(line.clone(), (width as i32 / 2, y), style))
+            .map_err(err)?;
+        let (w, h) = measure(line, TITLE);
+        layout.title.push(Rect::at((width as i32 - w) / 2, y, w, h));
     }
     let (x0, x1, y0, y1) = chart.bounds();
     let whole = |f: fn(&(f64, f64)) -> f64| chart.series.iter().flat_map(|s| &s.points).all(|p| f(p).fract() == 0.0);
-    let (x_whole, y_whole) = (whole(|p| p.0), whole(|p| p.1));
+    let (x_format, y_format) = (
+        axis_format(whole(|p| p.0), x1 - x0),
+        axis_format(whole(|p| p.1), y1 - y0),
+    );
     let mut c = ChartBuilder::on(&top)
-        .caption(&chart.title, ("sans-serif", 22))
         .margin(16)
+        .margin_top(14 + title.len() as i32 * TITLE_LINE)
         .x_label_area_size(48)
         .y_label_area_size(80)
         .build_cartesian_2d(x0..x1, y0..y1)
@@ -239,13 +185,40 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
         .x_desc(&chart.x_label)
         .y_desc(&chart.y_label)
         .label_style(("sans-serif", 14))
-        .x_label_formatter(&axis_format(x_whole, x1 - x0))
-        .y_label_formatter(&axis_format(y_whole, y1 - y0))
+        .x_labels(TICKS)
+        .y_labels(TICKS)
+        .set_all_tick_mark_size(TICK)
+        .x_label_formatter(&x_format)
+        .y_label_formatter(&y_format)
         .axis_desc_style(("sans-serif", 16))
         .light_line_style(RGBColor(235, 235, 235))
         .bold_line_style(RGBColor(215, 215, 215))
         .draw()
         .map_err(err)?;
+    let (xs, ys) = c.plotting_area().get_pixel_range();
+    let plot = Rect {
+        left: xs.start,
+        top: ys.start,
+        right: xs.end,
+        bottom: ys.end,
+    };
+    layout.plot = plot;
+    // Where the mesh put its tick labels: below the x axis, left of the y axis, `2 * TICK` away.
+    let spec = c.as_coord_spec();
+    for v in spec.x_spec().key_points(BoldPoints(TICKS)) {
+        let (text, px) = (x_format(&v), c.backend_coord(&(v, y0)).0);
+        if !text.is_empty() && (plot.left..=plot.right).contains(&px) {
+            let (w, h) = measure(&text, 14);
+            layout.ticks.push(Rect::at(px - w / 2, plot.bottom + 2 * TICK, w, h));
+        }
+    }
+    for v in spec.y_spec().key_points(BoldPoints(TICKS)) {
+        let (text, py) = (y_format(&v), c.backend_coord(&(x0, v)).1);
+        if !text.is_empty() && (plot.top..=plot.bottom).contains(&py) {
+            let (w, h) = measure(&text, 14);
+            layout.ticks.push(Rect::at(plot.left - 2 * TICK - w, py - h / 2, w, h));
+        }
+    }
     for (k, rule) in chart.rules.iter().enumerate() {
         c.draw_series(DashedLineSeries::new(
             vec![(x0, rule.y), (x1, rule.y)],
@@ -269,10 +242,17 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
     for w in &chart.whiskers {
         let grey = RGBColor(90, 90, 90).stroke_width(1);
         let (x, y) = w.at;
-        c.draw_series([
-            PathElement::new(vec![(w.x.0, y), (w.x.1, y)], grey),
-            PathElement::new(vec![(x, w.y.0), (x, w.y.1)], grey),
-        ])
+        // An interval of no width (one seed, or a figure that cannot vary) draws nothing.
+        let lines = [
+            ((w.x.0, y), (w.x.1, y), w.x.1 > w.x.0),
+            ((x, w.y.0), (x, w.y.1), w.y.1 > w.y.0),
+        ];
+        c.draw_series(
+            lines
+                .into_iter()
+                .filter(|l| l.2)
+                .map(|(a, b, _)| PathElement::new(vec![a, b], grey)),
+        )
         .map_err(err)?;
     }
     for mark in &chart.marks {
@@ -282,36 +262,47 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
         };
         c.draw_series(std::iter::once(element)).map_err(err)?;
     }
-    // Labels sit beside their point, on the side with room, each moved down a line while it
-    // would overlap one already placed.
+    // Labels beside their points, inside the plot (clear of the tick labels), none over another;
+    // one moved away from its point is tied to it by a thin line.
     let middle = (x0 + x1) / 2.0;
-    let base = top.get_base_pixel();
-    let mut placed: Vec<(i32, i32, i32)> = Vec::new(); // (left, right, baseline) in pixels
-    for label in &chart.labels {
-        let right_side = label.at.0 <= middle;
-        let (h, text) = if right_side {
-            (HPos::Left, format!("  {}", label.text))
-        } else {
-            (HPos::Right, format!("{}  ", label.text))
-        };
-        let (px, mut py) = c.backend_coord(&label.at);
-        let (px, width) = (px - base.0, 7 * text.chars().count() as i32);
-        let (left, right) = if right_side { (px, px + width) } else { (px - width, px) };
-        py -= base.1;
-        while placed
-            .iter()
-            .any(|&(l, r, y)| l < right && left < r && (y - py).abs() < 16)
-        {
-            py += 16;
+    let markers: Vec<Rect> = chart
+        .series
+        .iter()
+        .flat_map(|s| &s.points)
+        .map(|p| {
+            let (x, y) = c.backend_coord(p);
+            Rect::at(x - 5, y - 5, 11, 11)
+        })
+        .collect();
+    let wanted: Vec<Wanted> = chart
+        .labels
+        .iter()
+        .map(|l| Wanted {
+            at: c.backend_coord(&l.at),
+            size: measure(&l.text, LABEL),
+            toward_right: l.at.0 <= middle,
+        })
+        .collect();
+    layout.labels = place_labels(&wanted, plot, &markers);
+    for (label, (rect, Wanted { at, .. })) in chart.labels.iter().zip(layout.labels.iter().zip(&wanted)) {
+        let near = rect.nearest(*at);
+        if (near.0 - at.0).abs().max((near.1 - at.1).abs()) > 10 {
+            top.draw(&PathElement::new(
+                vec![*at, near],
+                RGBColor(150, 150, 150).stroke_width(1),
+            ))
+            .map_err(err)?;
         }
-        placed.push((left, right, py));
-        let style = TextStyle::from(("sans-serif", 13).into_font()).pos(Pos::new(h, VPos::Bottom));
-        top.draw(&Text::new(text, (px, py), style)).map_err(err)?;
+        let style = TextStyle::from(("sans-serif", LABEL).into_font()).pos(Pos::new(HPos::Left, VPos::Top));
+        top.draw(&Text::new(label.text.clone(), (rect.left + 1, rect.top), style))
+            .map_err(err)?;
     }
-    // The legend, below the plot in two columns, so that it never hides the data.
-    for (i, (glyph, text)) in legend(chart).into_iter().enumerate() {
-        let x = 40 + (i as i32 % 2) * 460;
-        let y = 12 + (i as i32 / 2) * LEGEND_ROW as i32;
+    // The legend, below the plot in two columns, so that it never hides the data; names too
+    // long for a column take the row, and wrap past it.
+    let offset = bottom.get_base_pixel().1;
+    let (entries, _) = legend_entries(&legend_texts(chart), width as i32);
+    for ((glyph, _), entry) in legend(chart).into_iter().zip(entries) {
+        let (x, y) = (entry.x, entry.y);
         match glyph {
             Glyph::Rule(k) => bottom
                 .draw(&PathElement::new(vec![(x, y), (x + 24, y)], rule_style(k)))
@@ -335,17 +326,38 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
                 .draw(&Rectangle::new([(x + 4, y - 7), (x + 20, y + 7)], PARTS[k].filled()))
                 .map_err(err)?,
         }
-        let text: String = if text.chars().count() > 60 {
-            text.chars().take(59).chain(['…']).collect()
-        } else {
-            text
-        };
-        bottom
-            .draw(&Text::new(text, (x + 32, y - 8), ("sans-serif", 14)))
-            .map_err(err)?;
+        for (i, line) in entry.lines.iter().enumerate() {
+            let at = (x + 32, y - 8 + i as i32 * super::layout::LEGEND_ROW);
+            bottom
+                .draw(&Text::new(line.clone(), at, ("sans-serif", LEGEND_TEXT)))
+                .map_err(err)?;
+        }
+        let rect = entry.rect();
+        layout.legend.push(Rect::at(
+            rect.left,
+            rect.top + offset,
+            rect.right - rect.left,
+            rect.bottom - rect.top,
+        ));
     }
     root.present().map_err(err)?;
-    Ok(())
+    Ok(layout)
+}
+
+/// Where a chart's text goes when drawn: its title, plot, tick labels, labels, panels' titles
+/// and legend, as boxes in pixels (the same for SVG and PNG).
+pub fn layout(chart: &Chart) -> Result<Layout, DrawError> {
+    let fail = |msg: String| DrawError {
+        chart: chart.name.clone(),
+        msg,
+    };
+    register_font().map_err(fail)?;
+    let mut out = String::new();
+    draw_on(
+        chart,
+        SVGBackend::with_string(&mut out, size(chart)).into_drawing_area(),
+    )
+    .map_err(fail)
 }
 
 /// The chart as SVG text.

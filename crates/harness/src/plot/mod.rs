@@ -5,11 +5,16 @@
 
 pub mod chart;
 pub mod draw;
+pub mod kinds;
+mod layout;
+mod panels;
 mod sweep_charts;
 mod verdict_chart;
 
 pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
-pub use draw::{DrawError, png, svg};
+pub use draw::{DrawError, layout, png, svg};
+pub use kinds::{KINDS, Kind, Missing, kind_of};
+pub use layout::{Layout, Rect};
 pub use sweep_charts::{Point, frontier, pareto, points, sweep_curves};
 pub use verdict_chart::verdict_chart;
 
@@ -17,20 +22,40 @@ use crate::report::ResultRow;
 use crate::trace::CallRecord;
 
 /// Every chart that traces and result rows give: well and bill per scenario (traces, priced by
-/// their rows), tokens sent against cost per scenario, sweep curves per scenario and strategy
+/// their rows, their titles naming the seed when the rows have several: a trace is the first
+/// seed's run), tokens sent against cost per scenario, sweep curves per scenario and strategy
 /// with several thresholds, and a frontier per scenario; a configuration run over several seeds
 /// (its rows one after another) is one point, at its means.
 pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
+    charts_and_missing(traces, rows).0
+}
+
+/// [`charts`], and each chart of tokens sent against cost and each frontier a scenario's runs do
+/// not allow, with why.
+pub fn charts_and_missing(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> (Vec<Chart>, Vec<Missing>) {
     let mut out = Vec::new();
+    let mut missing = Vec::new();
     for (scenario, traces) in by_scenario(traces) {
-        out.push(well(&scenario, &traces));
         let price_of = |strategy: &str| {
             let row = rows
                 .iter()
                 .find(|r| r.scenario == scenario && r.settings.strategy.to_string() == strategy)?;
             row.settings.billed_price()
         };
-        out.push(bill(&scenario, &traces, &price_of));
+        let mut pair = [well(&scenario, &traces), bill(&scenario, &traces, &price_of)];
+        // A trace is one run: where the table's figures are means over seeds, say whose.
+        let mut seeds = rows.iter().filter(|r| r.scenario == scenario).map(|r| r.settings.seed);
+        if let Some(first) = seeds.next().filter(|&first| seeds.any(|s| s != first)) {
+            let first = rows
+                .iter()
+                .filter(|r| r.scenario == scenario)
+                .map(|r| r.settings.seed)
+                .fold(first, u64::min);
+            for chart in &mut pair {
+                chart.title.push_str(&format!(" (one run each, seed {first})"));
+            }
+        }
+        out.extend(pair);
     }
     // One point a configuration, its seeds' means.
     let refs = points(rows);
@@ -50,8 +75,12 @@ pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
                 out.extend(pair);
             }
         }
-        out.extend(tokens_and_cost(scenario, &refs));
-        out.extend(frontier(scenario, &refs));
+        for chart in [tokens_and_cost(scenario, &refs), frontier(scenario, &refs)] {
+            match chart {
+                Ok(chart) => out.push(chart),
+                Err(why) => missing.push(why),
+            }
+        }
     }
-    out
+    (out, missing)
 }

@@ -1,7 +1,8 @@
 //! The charts of a sweep: tokens sent and facts lost by threshold, and the frontier of tokens
 //! sent against facts lost with its Pareto front.
 
-use super::chart::{Chart, Label, Series, Style, fold_coinciding, safe, short};
+use super::chart::{Chart, Label, Series, Style, fold_coinciding, short};
+use super::kinds::{FRONTIER, Missing, no_facts_chart};
 use crate::report::ResultRow;
 
 /// A configuration as the charts plot it: its settings (those of its first seed's row) and its
@@ -16,6 +17,8 @@ pub struct Point<'a> {
     pub facts: f64,
     /// Cost, the mean over the seeds; `None` unpriced.
     pub cost: Option<f64>,
+    /// Cost's 95% interval over the seeds (low, high); `None` unpriced.
+    pub cost_interval: Option<(f64, f64)>,
     /// Whether every seed's run completed.
     pub completed: bool,
 }
@@ -30,6 +33,7 @@ pub fn points(rows: &[ResultRow]) -> Vec<Point<'_>> {
             tokens: c.mean_of(|m| m.tokens_sent as f64).mean,
             facts: c.facts_lost().mean,
             cost: c.cost().map(|e| e.mean),
+            cost_interval: c.cost().map(|e| (e.low, e.high)),
             completed: c.rows.iter().all(|r| r.metrics.completed),
         })
         .collect()
@@ -60,14 +64,14 @@ pub fn sweep_curves(scenario: &str, strategy: &str, points: &[Point<'_>]) -> Opt
     let title = |what: &str| format!("{scenario} · {}: {what} by threshold", short(strategy));
     let mut tokens = Chart::new(
         scenario,
-        format!("sweep-tokens-{}-{}", safe(scenario), safe(strategy)),
+        super::kinds::SWEEP_TOKENS.name(scenario, &[strategy]),
         title("tokens sent"),
         "threshold (fraction of the window)",
         "tokens sent (true tokens)",
     );
     let mut facts = Chart::new(
         scenario,
-        format!("sweep-facts-{}-{}", safe(scenario), safe(strategy)),
+        super::kinds::SWEEP_FACTS.name(scenario, &[strategy]),
         title("facts lost"),
         "threshold (fraction of the window)",
         "facts lost (count)",
@@ -116,29 +120,30 @@ pub fn pareto(points: &[(f64, f64)]) -> Vec<usize> {
 
 /// The frontier: cost (tokens sent when unpriced) against facts lost, every completed
 /// configuration a point at its means, the Pareto front drawn and labelled. Stopped runs are
-/// left out.
-pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
+/// left out. Not drawn (and why) with fewer than two points, or where they all lose as many
+/// facts: one flat row of points is no frontier.
+pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Result<Chart, Missing> {
     let rows: Vec<&Point<'_>> = points
         .iter()
         .filter(|p| p.row.scenario == scenario && p.completed)
         .collect();
-    // One point is no frontier.
-    if rows.len() < 2 {
-        return None;
-    }
-    let priced = rows.iter().all(|p| p.cost.is_some());
-    let points: Vec<(f64, f64)> = rows
-        .iter()
-        .map(|p| (if priced { p.cost.unwrap_or(0.0) } else { p.tokens }, p.facts))
-        .collect();
+    let priced = !rows.is_empty() && rows.iter().all(|p| p.cost.is_some());
     let (spend, axis) = if priced {
         ("cost", "cost (US dollars)")
     } else {
         ("tokens sent", "tokens sent (true tokens)")
     };
+    let facts: Vec<f64> = rows.iter().map(|p| p.facts).collect();
+    if let Some(missing) = no_facts_chart(scenario, FRONTIER, spend, "completed", &facts) {
+        return Err(missing);
+    }
+    let points: Vec<(f64, f64)> = rows
+        .iter()
+        .map(|p| (if priced { p.cost.unwrap_or(0.0) } else { p.tokens }, p.facts))
+        .collect();
     let mut chart = Chart::new(
         scenario,
-        format!("frontier-{}", safe(scenario)),
+        FRONTIER.name(scenario, &[]),
         format!("{scenario}: {spend} against facts lost"),
         axis,
         "facts lost (mean over the seeds)",
@@ -167,7 +172,7 @@ pub fn frontier(scenario: &str, points: &[Point<'_>]) -> Option<Chart> {
             ),
         });
     }
-    Some(chart)
+    Ok(chart)
 }
 
 #[cfg(test)]

@@ -2,11 +2,12 @@
 //! means with their 95% intervals over the seeds, the front joined, the pick named.
 
 use super::chart::{Chart, Label, Series, Style, Whisker};
+use super::kinds::{Missing, VERDICT, no_facts_chart};
 use crate::verdict::{Config, Key, Objective, Verdict};
 
-/// The chart of one scenario's verdict (`None` when nothing qualifies).
-pub fn verdict_chart(verdict: &Verdict<'_>, objective: &Objective) -> Option<Chart> {
-    verdict.pick()?;
+/// The chart of one scenario's verdict; not drawn (and why) when fewer than two configurations
+/// qualify, or where they all lose as many facts (one flat row of points, most of the chart empty).
+pub fn verdict_chart(verdict: &Verdict<'_>, objective: &Objective) -> Result<Chart, Missing> {
     let spend = objective.spend();
     let (x_label, what) = match spend {
         Key::Cost => ("cost of the run (US dollars, mean over seeds)", "cost"),
@@ -15,7 +16,7 @@ pub fn verdict_chart(verdict: &Verdict<'_>, objective: &Objective) -> Option<Cha
     let scenario = verdict.scenario;
     let mut chart = Chart::new(
         scenario,
-        format!("verdict-{}", super::chart::safe(scenario)),
+        VERDICT.name(scenario, &[]),
         format!("{scenario}: {what} against facts lost"),
         x_label,
         "facts lost per run (mean over seeds)",
@@ -24,6 +25,16 @@ pub fn verdict_chart(verdict: &Verdict<'_>, objective: &Objective) -> Option<Cha
         Key::Cost => c.cost(),
         _ => Some(c.mean_of(|m| m.tokens_sent as f64)),
     };
+    let facts: Vec<f64> = verdict
+        .ranked
+        .iter()
+        .flat_map(|g| &g.configs)
+        .filter(|c| x(c).is_some())
+        .map(|c| c.facts_lost().mean)
+        .collect();
+    if let Some(missing) = no_facts_chart(scenario, VERDICT, what, "qualifies", &facts) {
+        return Err(missing);
+    }
     let mut points = Vec::new();
     for group in &verdict.ranked {
         let c = group.lead();
@@ -66,5 +77,5 @@ pub fn verdict_chart(verdict: &Verdict<'_>, objective: &Objective) -> Option<Cha
         points: points.first().copied().into_iter().collect(),
         style: Style::Points,
     });
-    Some(chart)
+    Ok(chart)
 }

@@ -24,6 +24,15 @@ pub struct InlineChart {
     pub body: String,
 }
 
+/// A chart a scenario's section would show that its runs do not allow, and why: said in its place.
+#[derive(Clone, Debug)]
+pub struct NoChart {
+    /// The scenario.
+    pub scenario: String,
+    /// Why, as a sentence.
+    pub why: String,
+}
+
 /// Everything the page shows.
 pub struct Page<'a> {
     /// The title (`ctxbench compare`).
@@ -38,6 +47,8 @@ pub struct Page<'a> {
     pub descriptions: &'a [(String, String)],
     /// The charts, in order.
     pub charts: &'a [InlineChart],
+    /// The charts a scenario's runs do not allow, with why.
+    pub missing: &'a [NoChart],
     /// Said where the table of a scenario would be, when there are no verdicts (a sweep).
     pub note: &'a str,
 }
@@ -216,22 +227,6 @@ fn chips(names: &[String]) -> String {
     out
 }
 
-/// The charts every scenario's section has when its runs allow, and what it says without one.
-const MISSING: [(&str, &str); 3] = [
-    (
-        "cost-",
-        "No chart of tokens sent against cost: it needs two runs or more that completed, with a price.",
-    ),
-    (
-        "frontier-",
-        "No frontier of tokens sent against facts lost: fewer than two runs of this scenario completed.",
-    ),
-    (
-        "verdict-",
-        "No chart of cost against facts lost: no configuration of this scenario qualifies.",
-    ),
-];
-
 /// `id` of a scenario's section.
 fn anchor(k: usize) -> String {
     format!("scenario-{}", k + 1)
@@ -379,18 +374,8 @@ pub fn html(page: &Page<'_>) -> String {
             out.push_str(&chips(&mine));
         }
         // A chart a reader would look for, and why it is not there.
-        if !page.charts.is_empty() {
-            // With verdicts, the chart of cost against facts lost stands where the frontier would.
-            let frontier = if page.verdicts.is_some() {
-                "frontier-"
-            } else {
-                "verdict-"
-            };
-            for (kind, why) in MISSING.iter().filter(|(kind, _)| *kind != frontier) {
-                if !charts.iter().any(|c| c.name.starts_with(kind)) {
-                    out.push_str(&format!("<p class=\"settings\">{why}</p>\n"));
-                }
-            }
+        for missing in page.missing.iter().filter(|m| m.scenario == *name) {
+            out.push_str(&format!("<p class=\"settings\">{}</p>\n", escape(&missing.why)));
         }
         for chart in charts {
             out.push_str(&format!(

@@ -16,7 +16,7 @@ mod verdict_line;
 
 pub use crate::row::{ResultRow, Row};
 pub use assumptions::{profiles_in, profiles_json};
-pub use html::{InlineChart, Page, html};
+pub use html::{InlineChart, NoChart, Page, html};
 pub use inline::{png_element, svg_element};
 pub use natives::{Standing, against_natives, standings};
 pub use table::{markdown, table};
