@@ -1,0 +1,129 @@
+//! Issue 46, the inputs refused rightly but in words that did not help: each refused with exit 2
+//! and what a user needs (what is wrong, where, what to do), never Rust's or the OS's own words.
+
+use std::path::Path;
+
+use ctxbench_harness::sim::profile::Length;
+
+use crate::behaviour::profile_file;
+use crate::cmd::scratch;
+use crate::new_user::said;
+
+const SCENARIO: &str = "scenarios/bike-shop-return.json";
+
+/// Words that mean nothing to a user: Rust's, serde's, the OS's.
+const JARGON: [&str; 7] = [
+    "panicked",
+    "os error",
+    "No such file or directory",
+    "expected f64",
+    "expected u64",
+    "invalid type",
+    "TOML parse error",
+];
+
+/// Runs `ctxbench ARGS`, asserts exit 2, each of `words` and no jargon; returns stderr.
+#[track_caller]
+fn refused(args: &[&str], words: &[&str]) -> String {
+    let (code, err) = said(args);
+    assert_eq!(code, 2, "{args:?}: {err}");
+    for w in words {
+        assert!(err.contains(w), "{args:?} should say {w:?}: {err}");
+    }
+    for j in JARGON {
+        assert!(!err.contains(j), "{args:?} says {j:?}: {err}");
+    }
+    err
+}
+
+fn text(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 path")
+}
+
+/// The place as a compiler shows it: `FILE:LINE:COLUMN: MESSAGE`, then the line and a caret
+/// under the column, `width` wide, each on its own line.
+fn placed(file: &Path, line: usize, shown: &str, column: usize, width: usize, message: &str) -> String {
+    let gutter = " ".repeat(line.to_string().len());
+    format!(
+        "{}:{line}:{column}: {message}\n{gutter} |\n{line} | {shown}\n{gutter} | {}{}\n",
+        file.display(),
+        " ".repeat(column - 1),
+        "^".repeat(width)
+    )
+}
+
+#[test]
+fn a_profile_that_does_not_parse_shows_its_line_and_a_caret_under_the_place() {
+    let dir = scratch("said-profile-syntax");
+    let file = profile_file(&dir, "broken", 0.5, 0.0, "");
+    let good = std::fs::read_to_string(&file).unwrap();
+    let bad = good.replace("fail = 0", "fail = = 0");
+    std::fs::write(&file, &bad).unwrap();
+    let (n, shown) = bad.lines().enumerate().find(|(_, l)| l.contains("= =")).unwrap();
+    let column = shown.find("= =").unwrap() + 3;
+    let want = placed(&file, n + 1, shown, column, 1, "extra `=`");
+    for flag in ["--summarizer", "--model-profile"] {
+        refused(&["run", SCENARIO, flag, text(&file)], &[&want]);
+    }
+}
+
+#[test]
+fn a_profile_number_of_the_wrong_kind_says_its_name_and_bounds_at_its_place() {
+    let dir = scratch("said-profile-types");
+    let file = profile_file(&dir, "wordy", 0.5, 0.0, "");
+    let good = std::fs::read_to_string(&file).unwrap();
+    let check = |from: &str, to: &str, value: &str, message: &str| {
+        let bad = good.replace(from, to);
+        std::fs::write(&file, &bad).unwrap();
+        let (n, shown) = bad
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains(to.trim_end()))
+            .unwrap();
+        let column = shown.find(value).unwrap() + 1;
+        let want = placed(&file, n + 1, shown, column, value.chars().count(), message);
+        refused(&["run", SCENARIO, "--summarizer", text(&file)], &[&want]);
+    };
+    check(
+        "distort = 0\n",
+        "distort = \"high\"\n",
+        "\"high\"",
+        "distort must be a number between 0 and 1, not the text \"high\"",
+    );
+    check(
+        "scale = 1.0",
+        "scale = \"big\"",
+        "\"big\"",
+        &format!(
+            "length.scale must be a number above 0 and at most {} (the summary's size over the size asked for), not the text \"big\"",
+            Length::MOST_SCALE
+        ),
+    );
+    check(
+        "distort = 0\n",
+        "distort = 1.5\n",
+        "1.5",
+        "distort = 1.5: must be between 0 and 1",
+    );
+}
+
+#[test]
+fn a_price_table_given_for_a_profile_is_said_to_be_one_and_the_other_way_round() {
+    for flag in ["--summarizer", "--model-profile"] {
+        refused(
+            &["run", SCENARIO, flag, "crates/harness/prices.toml"],
+            &[
+                "crates/harness/prices.toml is a price table ([[model]] entries): give it to --price",
+                "--summarizer and --model-profile take behaviour profiles, [summarizer.NAME] and [model.NAME] tables",
+            ],
+        );
+    }
+    refused(
+        &["run", SCENARIO, "--price", "crates/harness/profiles.toml"],
+        &[
+            "crates/harness/profiles.toml holds behaviour profiles",
+            "give it to --summarizer or --model-profile",
+            "--price takes a price table",
+        ],
+    );
+}
