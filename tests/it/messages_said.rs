@@ -1,6 +1,7 @@
 //! Issue 46, the inputs refused rightly but in words that did not help: each refused with exit 2
 //! and what a user needs (what is wrong, where, what to do), never Rust's or the OS's own words.
 
+use std::net::TcpListener;
 use std::path::Path;
 
 use ctxbench_harness::sim::profile::Length;
@@ -125,5 +126,41 @@ fn a_price_table_given_for_a_profile_is_said_to_be_one_and_the_other_way_round()
             "give it to --summarizer or --model-profile",
             "--price takes a price table",
         ],
+    );
+}
+
+#[test]
+fn files_that_are_not_there_and_servers_that_are_not_there_are_said_in_words() {
+    let dir = scratch("said-os");
+    let missing = dir.join("missing.csv");
+    refused(
+        &["plot", text(&missing)],
+        &[&format!("{}: no such file or folder", missing.display())],
+    );
+    let toml = dir.join("missing.toml");
+    for flag in ["--price", "--summarizer", "--model-profile"] {
+        refused(
+            &["run", SCENARIO, flag, text(&toml)],
+            &[&format!("{}: no such file or folder", toml.display())],
+        );
+    }
+    // A port nothing listens on: bound, then let go.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = closed.local_addr().unwrap();
+    drop(closed);
+    let url = format!("http://{address}/v1");
+    refused(
+        &["run", SCENARIO, "--model", "m", "--retries", "0", "--endpoint", &url],
+        &[&format!("nothing answers at {address}: is the server running?")],
+    );
+    // A port another program holds.
+    let held = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = held.local_addr().unwrap().port().to_string();
+    let out = dir.join("served");
+    refused(
+        &["serve", SCENARIO, "--port", &port, "--out", text(&out)],
+        &[&format!(
+            "cannot listen on 127.0.0.1:{port}: the address is in use: another program listens there; give another --port"
+        )],
     );
 }
