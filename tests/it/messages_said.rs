@@ -4,7 +4,9 @@
 use std::net::TcpListener;
 use std::path::Path;
 
+use ctxbench_harness::human::thousands;
 use ctxbench_harness::sim::profile::Length;
+use ctxbench_harness::verdict::Objective;
 
 use crate::behaviour::profile_file;
 use crate::cmd::scratch;
@@ -163,4 +165,22 @@ fn files_that_are_not_there_and_servers_that_are_not_there_are_said_in_words() {
             "cannot listen on 127.0.0.1:{port}: the address is in use: another program listens there; give another --port"
         )],
     );
+}
+
+#[test]
+fn a_fact_cost_too_large_to_be_a_number_says_the_range() {
+    let range = format!(
+        "a lost fact's price in dollars, 0 or more and at most {}",
+        thousands(Objective::MOST_FACT_COST as u64)
+    );
+    let past = format!("{}", Objective::MOST_FACT_COST * 2.0);
+    for command in ["compare", "sweep"] {
+        for given in ["1e309", past.as_str()] {
+            let err = refused(
+                &[command, SCENARIO, "--fact-cost", given],
+                &[&format!("`{given}` is too large: {range}")],
+            );
+            assert!(!err.contains("not a number"), "{err}");
+        }
+    }
 }
