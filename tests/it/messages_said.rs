@@ -184,3 +184,17 @@ fn a_fact_cost_too_large_to_be_a_number_says_the_range() {
         }
     }
 }
+
+#[test]
+fn merge_of_a_folder_that_is_not_there_says_so_first() {
+    let dir = scratch("said-merge-missing");
+    let missing = dir.join("nonexistent").join("folder");
+    let err = refused(
+        &["merge", text(&missing)],
+        &[&format!(
+            "{}: no such file or folder; give a sweep's folder",
+            missing.display()
+        )],
+    );
+    assert!(!err.contains("where to write"), "the missing folder comes first: {err}");
+}
