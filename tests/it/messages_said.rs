@@ -9,7 +9,7 @@ use ctxbench_harness::sim::profile::Length;
 use ctxbench_harness::verdict::Objective;
 
 use crate::behaviour::profile_file;
-use crate::cmd::scratch;
+use crate::cmd::{read, scratch};
 use crate::new_user::said;
 
 const SCENARIO: &str = "scenarios/bike-shop-return.json";
@@ -197,4 +197,39 @@ fn merge_of_a_folder_that_is_not_there_says_so_first() {
         )],
     );
     assert!(!err.contains("where to write"), "the missing folder comes first: {err}");
+}
+
+#[test]
+fn a_window_past_the_largest_says_the_largest_at_its_place() {
+    let dir = scratch("said-window");
+    let scenario = String::from_utf8(read(SCENARIO)).unwrap();
+    let check = |value: &str, message: &str| {
+        let text_of = scenario.replacen("\"window\": 6000", &format!("\"window\": {value}"), 1);
+        assert_ne!(text_of, scenario, "the scenario sets a window of 6000");
+        let file = dir.join("window.json");
+        std::fs::write(&file, &text_of).unwrap();
+        let (n, line) = text_of
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains("\"window\""))
+            .unwrap();
+        // serde_json places an error at the value's last character.
+        let column = line.find(value).unwrap() + value.len();
+        refused(
+            &["validate", text(&file)],
+            &[&format!(
+                "{}:{}:{column}: not a scenario: {message}",
+                file.display(),
+                n + 1
+            )],
+        );
+    };
+    check(
+        "1e20",
+        &format!(
+            "the window 1e20 is over the largest accepted, {} tokens",
+            thousands(u64::MAX)
+        ),
+    );
+    check("2e5", "write the window as a whole number of tokens: 200000");
 }
