@@ -233,3 +233,27 @@ fn a_window_past_the_largest_says_the_largest_at_its_place() {
     );
     check("2e5", "write the window as a whole number of tokens: 200000");
 }
+
+#[test]
+fn a_tool_given_twice_is_refused_at_its_place_not_at_run_time() {
+    let dir = scratch("said-tool-twice");
+    let scenario = String::from_utf8(read(SCENARIO)).unwrap();
+    let at = scenario.find("\"tools\": {").expect("tools") + "\"tools\": {".len();
+    let twice = format!(
+        "{}\n    \"get_order\": {{\"description\": \"again\", \"parameters\": {{\"type\": \"object\"}}, \"results\": []}},{}",
+        &scenario[..at],
+        &scenario[at..]
+    );
+    let file = dir.join("twice.json");
+    std::fs::write(&file, twice).unwrap();
+    for command in ["validate", "run"] {
+        let err = refused(
+            &[command, text(&file)],
+            &[
+                &format!("{}:", file.display()),
+                "the name \"get_order\" is given twice here; give each once",
+            ],
+        );
+        assert!(!err.contains("no fixture result"), "{err}");
+    }
+}
