@@ -9,7 +9,7 @@ use ctxbench_harness::sim::profile::Length;
 use ctxbench_harness::verdict::Objective;
 
 use crate::behaviour::profile_file;
-use crate::cmd::{read, scratch};
+use crate::cmd::{ctxbench, read, scratch};
 use crate::new_user::said;
 
 const SCENARIO: &str = "scenarios/bike-shop-return.json";
@@ -256,4 +256,79 @@ fn a_tool_given_twice_is_refused_at_its_place_not_at_run_time() {
         );
         assert!(!err.contains("no fixture result"), "{err}");
     }
+}
+
+/// The files in `dir`, by name.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_trace_into_a_folder_goes_inside_it_and_a_place_that_cannot_be_is_refused_before_the_run() {
+    let dir = scratch("said-trace");
+    let folder = dir.join("traces");
+    std::fs::create_dir_all(&folder).unwrap();
+    let out = ctxbench()
+        .args(["run", SCENARIO, "--strategy", "truncate+drop", "--trace", text(&folder)])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let inside = names(&folder);
+    assert_eq!(inside.len(), 1, "{inside:?}");
+    assert!(
+        inside[0].starts_with("bike-shop-return--") && inside[0].ends_with(".jsonl"),
+        "{inside:?}"
+    );
+    let calls = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+        .count();
+    assert_eq!(
+        String::from_utf8(read(folder.join(&inside[0])))
+            .unwrap()
+            .lines()
+            .count(),
+        calls
+    );
+    assert_eq!(names(&dir), ["traces"], "nothing beside the folder, no traces.tmp");
+
+    // A file where a folder must be: refused before anything runs, nothing left behind.
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").unwrap();
+    let under = file.join("trace.jsonl");
+    let out = ctxbench()
+        .args(["run", SCENARIO, "--trace", text(&under)])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--trace {}: {} is a file, not a folder",
+            under.display(),
+            file.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "nothing ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(names(&dir), ["a-file", "traces"]);
+
+    let help = ctxbench().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        help.contains("given a folder (one that exists, or a name ending in /), into it as SCENARIO--STRATEGY.jsonl"),
+        "{help}"
+    );
 }
