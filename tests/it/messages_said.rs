@@ -1,8 +1,11 @@
 //! Issue 46, the inputs refused rightly but in words that did not help: each refused with exit 2
-//! and what a user needs (what is wrong, where, what to do), never Rust's or the OS's own words.
+//! and what a user needs (what is wrong, where, what to do), never Rust's or the OS's own words;
+//! and a stdout its reader closed, which ends every command quietly.
 
+use std::io::Read as _;
 use std::net::TcpListener;
 use std::path::Path;
+use std::process::{Command as Process, Stdio};
 
 use ctxbench_harness::human::thousands;
 use ctxbench_harness::sim::profile::Length;
@@ -331,4 +334,86 @@ fn a_trace_into_a_folder_goes_inside_it_and_a_place_that_cannot_be_is_refused_be
         help.contains("given a folder (one that exists, or a name ending in /), into it as SCENARIO--STRATEGY.jsonl"),
         "{help}"
     );
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly() {
+    let dir = scratch("said-closed-pipe");
+    let calls = dir.join("calls.json");
+    std::fs::write(
+        &calls,
+        r#"{"messages": [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]}"#,
+    )
+    .unwrap();
+    let compared = dir.join("compared");
+    let swept = dir.join("swept");
+    // Results for gate, written with stdout open.
+    let baseline = dir.join("baseline");
+    let done = ctxbench()
+        .args([
+            "compare",
+            SCENARIO,
+            "--strategies",
+            "truncate,drop",
+            "--seeds",
+            "1",
+            "--out",
+            text(&baseline),
+        ])
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let results = baseline.join("results.csv");
+    let commands: [&[&str]; 11] = [
+        &["presets"],
+        &["strategies"],
+        &["prices"],
+        &["profiles"],
+        &["validate", SCENARIO],
+        &["run", SCENARIO],
+        &["compact", "--window", "100", text(&calls)],
+        &[
+            "compare",
+            SCENARIO,
+            "--strategies",
+            "truncate,drop",
+            "--seeds",
+            "2",
+            "--out",
+            text(&compared),
+        ],
+        &["gate", "--baseline", text(&results), "--current", text(&results)],
+        &[
+            "sweep",
+            SCENARIO,
+            "--strategies",
+            "drop",
+            "--threshold",
+            "0.8",
+            "--seeds",
+            "1",
+            "--out",
+            text(&swept),
+        ],
+        &["--help"],
+    ];
+    for args in commands {
+        let mut child = Process::new(assert_cmd::cargo::cargo_bin("ctxbench"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        // The reader goes before the command writes a line.
+        drop(child.stdout.take());
+        let mut stderr = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("error"),
+            "{args:?}: {stderr}"
+        );
+    }
 }
