@@ -52,7 +52,7 @@ pub struct CompareArgs {
     objective: Option<String>,
 
     /// Dollars a lost fact costs: ranks by cost + this × facts lost.
-    #[arg(long, value_name = "DOLLARS", value_parser = super::values::decimal)]
+    #[arg(long, value_name = "DOLLARS", value_parser = super::values::fact_cost)]
     fact_cost: Option<f64>,
 
     /// Two runs tie on a key when their 95% intervals overlap or their means differ by less than

@@ -38,6 +38,16 @@ pub struct MergeArgs {
 }
 
 pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
+    // A path that is not there is said before anything asks where to write.
+    for file in &args.files {
+        if let Err(e) = std::fs::metadata(file) {
+            bail!(
+                "{}: {}; give a sweep's folder (merge FOLDER) or results files (merge A.csv B.csv -o OUT.csv)",
+                file.display(),
+                ctxbench_compact::input::io_words(&e)
+            );
+        }
+    }
     if let [folder] = args.files.as_slice() {
         if folder.is_dir() {
             return super::merge_shards::merge_folder(folder, args.out.as_deref());

@@ -94,17 +94,21 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if err.downcast_ref::<output::ClosedPipe>().is_some() => ExitCode::SUCCESS,
         Err(err) => {
-            // The OS's error numbers mean nothing to a reader: "(os error 2)" goes.
-            let text = format!("{err:#}");
-            let mut words = String::with_capacity(text.len());
-            let mut rest = text.as_str();
-            while let Some(at) = rest.find(" (os error ") {
-                words.push_str(&rest[..at]);
-                rest = rest[at..].split_once(')').map_or("", |(_, after)| after);
-            }
-            words.push_str(rest);
-            eprintln!("error: {words}");
+            eprintln!("error: {}", words(&err));
             ExitCode::from(exit::BAD_INPUT)
         }
     }
+}
+
+/// An error and its causes, outermost first, as `{err:#}` joins them, each OS error in words
+/// (`cannot read a.csv: no such file or folder`, never "(os error 2)").
+fn words(err: &anyhow::Error) -> String {
+    let causes: Vec<String> = err
+        .chain()
+        .map(|cause| match cause.downcast_ref::<std::io::Error>() {
+            Some(io) => ctxbench_compact::input::io_words(io),
+            None => cause.to_string(),
+        })
+        .collect();
+    causes.join(": ")
 }

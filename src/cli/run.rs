@@ -1,11 +1,11 @@
 //! `ctxbench run`: one scenario, one strategy, drawn call by call as the window fills up
 //! (the reference listing's falling-blocks picture, in the terminal).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::wire::Format;
@@ -17,6 +17,7 @@ use ctxbench_harness::scenario::load_scenario;
 use ctxbench_harness::trace::CallKind;
 use ctxbench_harness::trace::{CallRecord, Outcome};
 
+use super::compare::trace_name;
 use super::files::{trace_lines, write_atomic};
 use super::output::{say, sayln};
 use super::settings_args::SettingsArgs;
@@ -39,8 +40,9 @@ pub struct RunCommandArgs {
     #[command(flatten)]
     settings: SettingsArgs,
 
-    /// Write the trace (one JSON line per call) to this file.
-    #[arg(long, value_name = "FILE")]
+    /// Write the trace (one JSON line per call) to this file; given a folder (one that exists, or
+    /// a name ending in /), into it as SCENARIO--STRATEGY.jsonl, the name compare gives it.
+    #[arg(long, value_name = "FILE|FOLDER")]
     trace: Option<PathBuf>,
 
     #[command(flatten)]
@@ -93,6 +95,12 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     let scenario = load_scenario(&args.file, settings.seed)?;
     let settings = settings.resolved(&scenario)?;
     let policy = settings.policy(&scenario)?;
+    // Where the trace goes is settled before the run, not found wrong after it.
+    let trace = args
+        .trace
+        .as_deref()
+        .map(|given| trace_path(given, &trace_name(&scenario.name, &settings)))
+        .transpose()?;
     sayln!(
         "{} · {} · window {} · limit {} (threshold {}) · keep {}",
         scenario.name,
@@ -142,7 +150,7 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     if let Some(reason) = &result.stopped {
         eprintln!("the run stopped: {reason}");
     }
-    if let Some(path) = &args.trace {
+    if let Some(path) = &trace {
         write_atomic(path, &trace_lines(&result.trace)?)?;
         eprintln!(
             "wrote {} ({})",
@@ -157,6 +165,29 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(super::exit::BAD_INPUT));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The file `--trace` names: `given` itself, or `name` inside it when it is a folder (one that
+/// exists, or a name ending in a separator). A place no file can be written is refused.
+fn trace_path(given: &Path, name: &str) -> anyhow::Result<PathBuf> {
+    let folder = given.is_dir() || given.as_os_str().to_string_lossy().ends_with(std::path::is_separator);
+    let path = if folder { given.join(name) } else { given.to_path_buf() };
+    if path.is_dir() {
+        bail!(
+            "--trace {}: {} is a folder; give a file name",
+            given.display(),
+            path.display()
+        );
+    }
+    // The folders it goes in are made when it is written; the nearest that exists must be one.
+    if let Some(file) = path.ancestors().skip(1).find(|a| a.exists()).filter(|a| !a.is_dir()) {
+        bail!(
+            "--trace {}: {} is a file, not a folder",
+            given.display(),
+            file.display()
+        );
+    }
+    Ok(path)
 }
 
 /// One call: the request as a bar of the window, the threshold marked, what compaction did.

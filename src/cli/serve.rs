@@ -144,14 +144,21 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             edits,
         },
     )?;
-    let server = tiny_http::Server::http((args.bind, args.port))
-        .map_err(|e| anyhow!("cannot listen on {}:{}: {e}", args.bind, args.port))?;
+    let server = tiny_http::Server::http((args.bind, args.port)).map_err(|e| {
+        let why = e
+            .downcast_ref::<std::io::Error>()
+            .map_or_else(|| e.to_string(), ctxbench_compact::input::io_words);
+        anyhow!(
+            "cannot listen on {}:{}: {why}; give another --port or --bind",
+            args.bind,
+            args.port
+        )
+    })?;
     let addr = server.server_addr().to_ip().context("the listener has no IP address")?;
     let stop = std::sync::Arc::new(AtomicBool::new(false));
     let on_signal = stop.clone();
     ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot catch Ctrl-C")?;
     sayln!("listening on http://{addr}");
-    std::io::stdout().flush()?;
     let settings = &endpoint.config().settings;
     eprintln!(
         "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · idle {} · summarizer {} · model {} · seed {} · POST http://{addr}/v1/chat/completions, /v1/messages or /v1/responses · Ctrl-C writes {}",
@@ -286,7 +293,10 @@ fn answer(endpoint: &Endpoint<'_>, request: &mut tiny_http::Request) -> Response
             return Response {
                 status: 400,
                 body: Body::Json(error_body(
-                    &format!("Cannot read the request body: {e}."),
+                    &format!(
+                        "Cannot read the request body: {}.",
+                        ctxbench_compact::input::io_words(&e)
+                    ),
                     "invalid_request_error",
                     None,
                     None,

@@ -157,7 +157,9 @@ pub struct PriceArg(pub Option<Price>);
 
 /// Reads `--price`, a file's name from the disk.
 fn parse_price(text: &str) -> Result<PriceArg, String> {
-    let read = |file: &str| std::fs::read_to_string(file).map_err(|e| format!("{file}: {e}"));
+    let read = |file: &str| {
+        std::fs::read_to_string(file).map_err(|e| format!("{file}: {}", ctxbench_compact::input::io_words(&e)))
+    };
     Price::parse(text, &read).map(PriceArg)
 }
 

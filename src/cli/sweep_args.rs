@@ -83,7 +83,7 @@ pub struct SweepArgs {
     pub(super) objective: Option<String>,
 
     /// Dollars a lost fact costs: ranks by cost + this × facts lost.
-    #[arg(long, value_name = "DOLLARS", value_parser = super::values::decimal)]
+    #[arg(long, value_name = "DOLLARS", value_parser = super::values::fact_cost)]
     pub(super) fact_cost: Option<f64>,
 
     /// Two configurations tie on a key when their 95% intervals overlap or their means differ by

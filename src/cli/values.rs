@@ -1,6 +1,8 @@
 //! Parsers of numeric flags whose errors are in the user's words ("`abc` is not a whole
 //! number"), not the standard library's ("invalid digit found in string").
 
+use ctxbench_harness::verdict::Objective;
+
 /// A whole number of 0 or more.
 pub fn whole<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
     let digits = text.trim().replace('_', "");
@@ -27,11 +29,30 @@ pub fn positive<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
 
 /// A decimal number (like 0.8).
 pub fn decimal(text: &str) -> Result<f64, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("`{text}` is not a number (like 0.8)"))
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        // `1e309` is a number, past the largest there is (`inf` is not one).
+        Ok(_)
+            if text
+                .trim()
+                .trim_start_matches(['+', '-'])
+                .starts_with(|c: char| c.is_ascii_digit() || c == '.') =>
+        {
+            Err(format!("`{text}` is too large (the largest number is about 1.8e308)"))
+        }
+        _ => Err(format!("`{text}` is not a number (like 0.8)")),
+    }
+}
+
+/// `--fact-cost`: dollars, one too large said with the range the flag takes (below 0 is left to
+/// `Objective::resolve`, which says the same range).
+pub fn fact_cost(text: &str) -> Result<f64, String> {
+    let range = Objective::fact_cost_range();
+    match text.trim().parse::<f64>() {
+        Ok(usd) if usd > Objective::MOST_FACT_COST => Err(format!("`{text}` is too large: {range}")),
+        Ok(usd) if !usd.is_nan() => Ok(usd),
+        _ => Err(format!("`{text}` is not a number: {range}")),
+    }
 }
 
 #[cfg(test)]
@@ -57,5 +78,10 @@ mod tests {
         assert_eq!(positive::<usize>("0"), Err("must be at least 1".into()));
         assert_eq!(decimal("0.8"), Ok(0.8));
         assert!(decimal("NaN").is_err() && decimal("x").is_err());
+        assert_eq!(
+            decimal("1e309"),
+            Err("`1e309` is too large (the largest number is about 1.8e308)".into())
+        );
+        assert_eq!(decimal("inf"), Err("`inf` is not a number (like 0.8)".into()));
     }
 }

@@ -22,6 +22,7 @@ mod fleet;
 mod import;
 mod import_sessions;
 mod layers;
+mod messages_said;
 mod new_user;
 mod page_charts;
 mod plots;

@@ -436,7 +436,7 @@ fn messages_are_in_the_users_words() {
     std::fs::write(&typo, serde_json::to_string_pretty(&scenario).expect("JSON")).expect("writes");
     let (_, _, stderr) = run(&["validate", path(&typo)]);
     assert!(
-        stderr.contains("the number -5 where a whole number of 0 or more is expected"),
+        stderr.contains("the window -5 is below 0; give a whole number of tokens"),
         "{stderr}"
     );
     assert!(!stderr.contains("u64"), "{stderr}");

@@ -19,8 +19,8 @@ pub fn check_file(path: &Path) -> Result<(), Error> {
         msg,
     };
     match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(said("no such file or folder".into())),
-        Err(e) => Err(said(format!("cannot be read: {e}"))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(said(io_words(&e))),
+        Err(e) => Err(said(format!("cannot be read: {}", io_words(&e)))),
         Ok(m) if m.is_dir() => Err(said("is a folder; give a file".into())),
         Ok(m) if m.is_file() && m.len() == 0 => Err(said("is empty; a JSON document was expected".into())),
         Ok(_) => Ok(()),
@@ -34,7 +34,7 @@ pub fn read_text(path: &Path) -> Result<String, Error> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| Error::File {
         source_name: name.clone(),
-        msg: format!("cannot be read: {e}"),
+        msg: format!("cannot be read: {}", io_words(&e)),
     })?;
     text_of(bytes, &name)
 }
@@ -58,6 +58,39 @@ pub fn text_of(mut bytes: Vec<u8>, name: &str) -> Result<String, Error> {
             msg: format!("not UTF-8 text (the byte 0x{:02X}); save the file as UTF-8", bytes[at]),
         }
     })
+}
+
+/// An error of the OS in words, without Rust's "(os error 2)": what a reader of the message needs,
+/// to be put after the path or address it is about (`PATH: no such file or folder`). Every
+/// file or socket error that reaches a user is said through this one function.
+pub fn io_words(error: &std::io::Error) -> String {
+    use std::io::ErrorKind as Kind;
+    let text = error.to_string();
+    // An error made with a message of its own (not the OS's) says it best itself.
+    if error.get_ref().is_none() {
+        let said = match error.kind() {
+            Kind::NotFound => "no such file or folder",
+            Kind::PermissionDenied => "permission denied",
+            Kind::IsADirectory => "is a folder, not a file",
+            Kind::NotADirectory => "a part of the path is a file, not a folder",
+            Kind::AlreadyExists => "already exists",
+            Kind::DirectoryNotEmpty => "is a folder that is not empty",
+            Kind::StorageFull => "the disk is full",
+            Kind::ReadOnlyFilesystem => "the disk is read-only",
+            Kind::ConnectionRefused => "nothing answers there (the connection was refused): is the server running?",
+            Kind::ConnectionReset | Kind::ConnectionAborted => "the other side closed the connection",
+            Kind::TimedOut => "no answer in time",
+            Kind::AddrInUse => "the address is in use: another program listens there",
+            Kind::AddrNotAvailable => "the address is not one of this machine's",
+            Kind::BrokenPipe => "the reader closed the pipe",
+            Kind::InvalidData if text.contains("UTF-8") => "not UTF-8 text; save it as UTF-8",
+            _ => "",
+        };
+        if !said.is_empty() {
+            return said.to_owned();
+        }
+    }
+    text.split(" (os error").next().unwrap_or(&text).to_owned()
 }
 
 /// The buffer a body is read through: 256 KiB.
@@ -102,6 +135,20 @@ pub fn skip_bom<R: BufRead>(reader: &mut R) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn os_errors_are_said_in_words() {
+        use std::io::{Error, ErrorKind};
+        assert_eq!(io_words(&Error::from_raw_os_error(2)), "no such file or folder");
+        assert_eq!(io_words(&Error::from(ErrorKind::PermissionDenied)), "permission denied");
+        // One of an unnamed kind loses only Rust's number.
+        assert_eq!(io_words(&Error::from_raw_os_error(7)), "Argument list too long");
+        // An error with words of its own keeps them.
+        assert_eq!(
+            io_words(&Error::new(ErrorKind::NotFound, "no tool named x")),
+            "no tool named x"
+        );
+    }
 
     #[test]
     fn what_is_wrong_before_the_json_is_said_with_its_place() {

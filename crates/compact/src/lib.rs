@@ -111,7 +111,7 @@ mod words;
 
 pub use compact::{Compaction, Compactor, Strategy, Summarizer};
 pub use conversation::Conversation;
-pub use error::Error;
+pub use error::{Error, plain};
 pub use message::{Message, Role, ToolCall};
 pub use named::Named;
 pub use pairing::{Pairing, PairingError, check_pairing};

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+pub(crate) use ctxbench_compact::input::io_words;
+
 /// Everything the harness can fail with.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -29,19 +31,6 @@ pub enum Error {
         /// The OS error (not a `source`: the message says it already, once).
         error: std::io::Error,
     },
-}
-
-/// An OS error in words, without Rust's "(os error 2)".
-pub(crate) fn io_words(error: &std::io::Error) -> String {
-    match error.kind() {
-        std::io::ErrorKind::NotFound => "no such file or folder".into(),
-        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
-        std::io::ErrorKind::IsADirectory => "is a folder, not a file".into(),
-        _ => {
-            let text = error.to_string();
-            text.split(" (os error").next().unwrap_or(&text).to_owned()
-        }
-    }
 }
 
 fn place(request: Option<usize>, step: Option<usize>) -> String {

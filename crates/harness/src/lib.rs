@@ -40,6 +40,7 @@ mod seeds;
 pub mod settings;
 pub mod sim;
 pub mod sweep;
+mod toml_words;
 pub mod trace;
 pub mod tune;
 pub mod usage;

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 use super::cache_mode::CacheMode;
+use crate::toml_words::toml_words;
 
 /// The table that ships inside the crate.
 const TABLE: &str = include_str!("../../prices.toml");
@@ -173,7 +174,7 @@ impl Price {
         };
         if file.ends_with(".toml") {
             let source = read(file)?;
-            let prices = parse_table(&source).map_err(|e| format!("{file}: {e}"))?;
+            let prices = parse_table(&source, file)?;
             let found = match wanted {
                 Some(name) => prices.into_iter().find(|p| p.name.as_deref() == Some(name)),
                 None if prices.len() == 1 => prices.into_iter().next(),
@@ -316,22 +317,24 @@ struct Table {
     model: Vec<Entry>,
 }
 
-/// Reads a price table in the format of `prices.toml`.
-pub fn parse_table(text: &str) -> Result<Vec<Price>, String> {
+/// Reads a price table in the format of `prices.toml` from `file` (named in its errors).
+pub fn parse_table(text: &str, file: &str) -> Result<Vec<Price>, String> {
     let table: Table = toml::from_str(text).map_err(|e| {
-        let place = e
-            .span()
-            .map(|span| {
-                let before = &text[..span.start.min(text.len())];
-                let line = 1 + before.matches('\n').count();
-                let column = 1 + before.rsplit('\n').next().map_or(0, |l| l.chars().count());
-                format!("{line}:{column}: ")
-            })
-            .unwrap_or_default();
-        format!(
-            "{place}{}; a price file holds [[model]] entries with name, input, cache_read, output (the layout of \
+        let profiles = toml::from_str::<toml::Table>(text)
+            .is_ok_and(|top| top.contains_key("summarizer") || top.get("model").is_some_and(toml::Value::is_table));
+        if profiles {
+            return format!(
+                "{file} holds behaviour profiles ([summarizer.NAME] or [model.NAME] tables): give it to --summarizer \
+                 or --model-profile. --price takes a price table, [[model]] entries as in crates/harness/prices.toml \
+                 (`ctxbench prices` lists the shipped ones)"
+            );
+        }
+        toml_words(
+            file,
+            text,
+            &e,
+            "a price file holds [[model]] entries with name, input, cache_read, output (the layout of \
              crates/harness/prices.toml)",
-            e.message().trim()
         )
     })?;
     table
@@ -363,7 +366,7 @@ pub fn parse_table(text: &str) -> Result<Vec<Price>, String> {
 }
 
 static TABLE_PRICES: LazyLock<Vec<Price>> =
-    LazyLock::new(|| parse_table(TABLE).unwrap_or_else(|e| unreachable!("prices.toml is tested: {e}")));
+    LazyLock::new(|| parse_table(TABLE, "prices.toml").unwrap_or_else(|e| unreachable!("prices.toml is tested: {e}")));
 
 #[cfg(test)]
 mod tests {

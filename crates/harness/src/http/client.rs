@@ -23,6 +23,7 @@ use ctxbench_compact::tokens::TokenCounter;
 use ctxbench_compact::wire::{Format, body_from_chat};
 use serde_json::{Value, json};
 
+use super::transport::transport_words;
 use super::{KIND_HEADER, SUMMARY_HEADER, context_length_error, stream};
 use crate::agent::model::{FactReport, Model, ModelError, ModelReply, ModelRequest, Usage};
 use crate::sim::scripted::is_refetch;
@@ -269,7 +270,7 @@ impl HttpModel {
                     Err(failed) => Attempt::Answer(failed.status, failed.body.to_string(), None),
                 }
             }
-            Err(e) => Attempt::Transport(e.to_string()),
+            Err(e) => Attempt::Transport(transport_words(&e, &self.url(), self.config.timeout)),
         }
     }
 

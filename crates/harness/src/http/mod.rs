@@ -17,6 +17,7 @@ pub mod serve;
 pub mod shapes;
 pub mod sse;
 pub mod stream;
+mod transport;
 
 pub use client::{HttpConfig, HttpModel};
 

@@ -157,6 +157,7 @@ fn csv_words(e: &csv::Error, headers: Option<&csv::StringRecord>, record: Option
             format!("{at}{len} fields where the header has {expected_len}")
         }
         csv::ErrorKind::Utf8 { .. } => format!("{at}not UTF-8 text"),
+        csv::ErrorKind::Io(io) => format!("{at}{}", crate::error::io_words(io)),
         _ => format!("{at}{e}"),
     }
 }

@@ -20,7 +20,7 @@ pub(crate) struct ScenarioFile {
     pub description: String,
     #[serde(default)]
     pub system: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "window")]
     pub window: Option<u64>,
     #[serde(default)]
     pub max_turns: Option<usize>,
@@ -34,6 +34,55 @@ pub(crate) struct ScenarioFile {
     #[serde(default, deserialize_with = "unique")]
     pub facts: BTreeMap<String, FactSpec>,
     pub requests: Vec<RequestSpec>,
+}
+
+/// The window, a whole number of tokens; one written otherwise is said with what to write
+/// (`1e20` is over the largest window there is, not merely "not a whole number").
+fn window<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    struct Window;
+    impl<'de> serde::de::Visitor<'de> for Window {
+        type Value = Option<u64>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a whole number of tokens")
+        }
+
+        fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Self::Value, E> {
+            Ok(Some(n))
+        }
+
+        fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Self::Value, E> {
+            u64::try_from(n).map(Some).map_err(|_| {
+                E::custom(format!(
+                    "the window {n} is below 0; give a whole number of tokens, such as 128000"
+                ))
+            })
+        }
+
+        fn visit_f64<E: serde::de::Error>(self, x: f64) -> Result<Self::Value, E> {
+            let most = u64::MAX;
+            if x >= most as f64 {
+                return Err(E::custom(format!(
+                    "the window {x:e} is over the largest accepted, {} tokens",
+                    crate::human::thousands(most)
+                )));
+            }
+            if x >= 0.0 && x.fract() == 0.0 {
+                return Err(E::custom(format!(
+                    "write the window as a whole number of tokens: {}",
+                    x as u64
+                )));
+            }
+            Err(E::custom(format!(
+                "the window {x} is not a whole number of tokens; give one such as 128000"
+            )))
+        }
+
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    deserializer.deserialize_any(Window)
 }
 
 /// An object of named entries (`tools`, `facts`) in which no name is given twice: JSON allows it

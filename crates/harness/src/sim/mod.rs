@@ -3,6 +3,7 @@
 //! window, its prompt cache and its clock, and the behaviour profiles of the summarizer and the
 //! model.
 
+mod bounded;
 pub mod latency;
 pub mod profile;
 pub mod prompt_cache;

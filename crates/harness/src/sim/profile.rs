@@ -10,6 +10,9 @@ use std::sync::{Arc, LazyLock};
 use ctxbench_compact::fact::FactKind;
 use serde::{Deserialize, Serialize};
 
+use super::bounded;
+use crate::toml_words::toml_words;
+
 /// The profiles that ship inside the crate.
 const TABLE: &str = include_str!("../../profiles.toml");
 
@@ -86,8 +89,10 @@ impl Curve {
 #[serde(deny_unknown_fields)]
 pub struct Length {
     /// The summary's size over the size asked for.
+    #[serde(deserialize_with = "bounded::scale")]
     pub scale: f64,
     /// The share of an earlier summary in the span that the new one repeats.
+    #[serde(deserialize_with = "bounded::carry")]
     pub carry: f64,
 }
 
@@ -106,8 +111,10 @@ pub struct SummarizerProfile {
     /// What it stands for, in a line.
     pub about: String,
     /// The probability that a kept value comes out altered.
+    #[serde(deserialize_with = "bounded::distort")]
     pub distort: f64,
     /// The probability that a summary call returns nothing usable.
+    #[serde(deserialize_with = "bounded::fail")]
     pub fail: f64,
     /// How long a summary comes out.
     pub length: Length,
@@ -138,25 +145,9 @@ impl SummarizerProfile {
         )
     }
 
+    /// What its numbers' bounds (checked as they are read, `bounded`) leave: a curve for each
+    /// kind.
     fn check(&self) -> Result<(), String> {
-        for (what, p) in [
-            ("distort", self.distort),
-            ("fail", self.fail),
-            ("length.carry", self.length.carry),
-        ] {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!("{what} = {p}: must be between 0 and 1"));
-            }
-        }
-        // A summary some times the size asked for is a summarizer's doing; past ten times it is
-        // a typo, and a run would grow without end (issue 46: 1e300 was taken).
-        if !(self.length.scale > 0.0 && self.length.scale <= Length::MOST_SCALE) {
-            return Err(format!(
-                "length.scale = {:?}: must be above 0 and at most {} (the summary's size over the size asked for)",
-                self.length.scale,
-                Length::MOST_SCALE
-            ));
-        }
         for key in std::iter::once("told").chain(FactKind::ALL.iter().map(|k| k.as_str())) {
             if !self.keep.contains_key(key) {
                 return Err(format!(
@@ -183,9 +174,11 @@ pub struct ModelProfile {
     /// What it stands for, in a line.
     pub about: String,
     /// The probability that it notices (then fetches the fact again when its tool can run).
+    #[serde(deserialize_with = "bounded::notice")]
     pub notice: f64,
     /// When it does not notice, the probability that it guesses (a wrong answer) rather than
     /// answering without the fact (lost).
+    #[serde(deserialize_with = "bounded::guess")]
     pub guess: f64,
     /// Where the numbers come from.
     #[serde(default)]
@@ -203,15 +196,6 @@ impl ModelProfile {
     pub fn brief(&self) -> String {
         format!("{} (notices {}, guesses {})", self.name, self.notice, self.guess)
     }
-
-    fn check(&self) -> Result<(), String> {
-        for (what, p) in [("notice", self.notice), ("guess", self.guess)] {
-            if !(0.0..=1.0).contains(&p) {
-                return Err(format!("{what} = {p}: must be between 0 and 1"));
-            }
-        }
-        Ok(())
-    }
 }
 
 #[derive(Deserialize)]
@@ -223,22 +207,41 @@ struct Table {
     model: BTreeMap<String, ModelProfile>,
 }
 
-/// Reads profiles in the format of `profiles.toml`, each named `prefix` + its table name.
-fn parse_table(text: &str, prefix: &str) -> Result<Table, String> {
-    let mut table: Table = toml::from_str(text).map_err(|e| e.to_string().trim().replace('\n', " "))?;
+/// Reads profiles in the format of `profiles.toml` from `file`, each named `prefix` + its
+/// table name. A file that is a price table is said to be one.
+fn parse_table(text: &str, file: &str, prefix: &str) -> Result<Table, String> {
+    let mut table: Table = toml::from_str(text).map_err(|e| {
+        not_profiles(text, file).unwrap_or_else(|| {
+            // A field misspelled or left out: the layout helps; a wrong value's words say enough.
+            let layout = ["unknown field", "missing field"].iter().any(|m| e.message().starts_with(m));
+            let hint = "a profile file holds [summarizer.NAME] and [model.NAME] tables (the layout of crates/harness/profiles.toml)";
+            toml_words(file, text, &e, if layout { hint } else { "" })
+        })
+    })?;
     for (name, p) in &mut table.summarizer {
         p.name = format!("{prefix}{name}");
-        p.check().map_err(|e| format!("summarizer.{name}: {e}"))?;
+        p.check().map_err(|e| format!("{file}: summarizer.{name}: {e}"))?;
     }
     for (name, p) in &mut table.model {
         p.name = format!("{prefix}{name}");
-        p.check().map_err(|e| format!("model.{name}: {e}"))?;
     }
     Ok(table)
 }
 
-static SHIPPED: LazyLock<Table> =
-    LazyLock::new(|| parse_table(TABLE, "").unwrap_or_else(|e| unreachable!("profiles.toml is tested: {e}")));
+/// What `file` is instead of profiles, when it is a price table (`[[model]]` entries).
+fn not_profiles(text: &str, file: &str) -> Option<String> {
+    let top: toml::Table = toml::from_str(text).ok()?;
+    top.get("model")?.as_array()?;
+    Some(format!(
+        "{file} is a price table ([[model]] entries): give it to --price. --summarizer and --model-profile take \
+         behaviour profiles, [summarizer.NAME] and [model.NAME] tables as in crates/harness/profiles.toml \
+         (`ctxbench profiles` lists the shipped ones)"
+    ))
+}
+
+static SHIPPED: LazyLock<Table> = LazyLock::new(|| {
+    parse_table(TABLE, "profiles.toml", "").unwrap_or_else(|e| unreachable!("profiles.toml is tested: {e}"))
+});
 
 /// The shipped summarizer profiles, the default first.
 pub fn summarizers() -> Vec<&'static SummarizerProfile> {
@@ -277,8 +280,8 @@ fn find<T: Clone>(
             )
         });
     };
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
-    let table = parse_table(&text, &format!("{file}#")).map_err(|e| format!("{file}: {e}"))?;
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {}", crate::error::io_words(&e)))?;
+    let table = parse_table(&text, file, &format!("{file}#"))?;
     let found = of(&table);
     match name {
         Some(name) => found
@@ -286,6 +289,10 @@ fn find<T: Clone>(
             .cloned()
             .ok_or_else(|| format!("{file} has no [{kind}.{name}] table")),
         None if found.len() == 1 => Ok(found.values().next().cloned().expect("one")),
+        None if found.is_empty() => Err(format!(
+            "{file} holds no [{kind}.NAME] table; a profile file holds [summarizer.NAME] and [model.NAME] tables \
+             (the layout of crates/harness/profiles.toml)"
+        )),
         None => Err(format!(
             "{file} holds {} {kind} profiles: name one, as {file}#NAME",
             found.len()
@@ -412,7 +419,7 @@ mod tests {
         std::fs::write(&file, "[model.careful]\nabout = \"x\"\nnotice = 1.5\nguess = 0\n").expect("writes");
         let e = file.display().to_string().parse::<Behaviour>().expect_err("1.5");
         assert!(
-            e.contains("model.careful: notice = 1.5: must be between 0 and 1"),
+            e.contains("mine.toml:3:10: notice = 1.5: must be between 0 and 1\n"),
             "{e}"
         );
         std::fs::write(&file, "[model.careful]\nabout = \"x\"\nnotice = 0.9\nguess = 0\n").expect("writes");

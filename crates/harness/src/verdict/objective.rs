@@ -65,6 +65,18 @@ impl Objective {
     /// `--tie` when not given: 1%.
     pub const DEFAULT_TIE: f64 = 0.01;
 
+    /// The most `--fact-cost` takes: a billion dollars a fact already ranks any loss above any
+    /// bill, and past it cost + fact cost × facts lost runs out of numbers (1e309 is infinite).
+    pub const MOST_FACT_COST: f64 = 1e9;
+
+    /// What `--fact-cost` takes, in words.
+    pub fn fact_cost_range() -> String {
+        format!(
+            "a lost fact's price in dollars, 0 or more and at most {}, such as 0.01",
+            crate::human::thousands(Objective::MOST_FACT_COST as u64)
+        )
+    }
+
     /// The objective of `--objective LIST`, `--fact-cost` and `--tie`, or the default: facts,
     /// then cost (tokens with `--price none`); cost alone with a fact cost. The error says what
     /// to do.
@@ -73,10 +85,8 @@ impl Objective {
             if !priced {
                 return Err("--fact-cost prices a lost fact in dollars and needs a price; drop --price none".into());
             }
-            if !(usd.is_finite() && usd >= 0.0) {
-                return Err(format!(
-                    "--fact-cost {usd}: a lost fact's price in dollars, 0 or more, such as 0.01"
-                ));
+            if !(0.0..=Objective::MOST_FACT_COST).contains(&usd) {
+                return Err(format!("--fact-cost {usd}: {}", Objective::fact_cost_range()));
             }
         }
         let keys = match names {
