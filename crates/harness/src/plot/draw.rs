@@ -293,8 +293,15 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
             ))
             .map_err(err)?;
         }
-        let style = TextStyle::from(("sans-serif", LABEL).into_font()).pos(Pos::new(HPos::Left, VPos::Top));
-        top.draw(&Text::new(label.text.clone(), (rect.left + 1, rect.top), style))
+        // Anchored at the side toward its point: a browser's font, narrower than the one
+        // measured, leaves the room spare on the far side.
+        let (h, x) = if rect.right <= at.0 {
+            (HPos::Right, rect.right - 1)
+        } else {
+            (HPos::Left, rect.left + 1)
+        };
+        let style = TextStyle::from(("sans-serif", LABEL).into_font()).pos(Pos::new(h, VPos::Top));
+        top.draw(&Text::new(label.text.clone(), (x, rect.top), style))
             .map_err(err)?;
     }
     // The legend, below the plot in two columns, so that it never hides the data; names too
