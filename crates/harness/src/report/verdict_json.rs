@@ -8,7 +8,35 @@ use serde_json::{Value, json};
 use super::labels::Labels;
 use super::use_lines::pick_lines;
 use super::verdict_line::{trade, verdict_line};
+use crate::settings::RunSettings;
 use crate::verdict::{Config, Decider, Estimate, Group, Paired, Settled, Suite, Verdict};
+
+/// What `compare` ran with, for `verdict.json`'s `settings`: every setting.
+pub struct Echo<'a> {
+    /// Every setting in words: the settings line of `summary.md` and the page.
+    pub line: &'a str,
+    /// The settings every configuration shares: its strategy (and a target tuning chose) apart.
+    pub settings: &'a RunSettings,
+    /// `--seeds` as given: `auto`, a count or a range.
+    pub seeds: &'a str,
+    /// The seeds a configuration ran that could vary.
+    pub seeds_run: &'a [u64],
+    /// Whether each strategy ran at its best of its tuned variants (false with `--no-tune`).
+    pub tuned: bool,
+}
+
+/// `verdict.json`'s `settings`: the run settings by the names of `results.csv`'s columns, the
+/// seeds, the tuning, and the line in words.
+fn echo_json(echo: &Echo<'_>) -> Value {
+    let mut value = echo.settings.settings_json();
+    if let Some(fields) = value.as_object_mut() {
+        fields.insert("seeds".into(), json!(echo.seeds));
+        fields.insert("seeds_run".into(), json!(echo.seeds_run));
+        fields.insert("tuned".into(), json!(echo.tuned));
+        fields.insert("line".into(), json!(echo.line));
+    }
+    value
+}
 
 /// A figure over seeds in `verdict.json`.
 fn estimate_json(e: Option<Estimate>) -> Value {
@@ -21,9 +49,9 @@ fn use_json(pick: &Config<'_>) -> Value {
     json!({"python": python, "rust": rust})
 }
 
-/// `verdict.json`: every scenario's ranking, front, trade and ties, and the suite's leaderboard,
-/// canonical names.
-pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
+/// `verdict.json`: every scenario's ranking, front, trade and ties, the suite's leaderboard, and
+/// every setting; canonical names.
+pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) -> Value {
     let objective = &suite.objective;
     let labels = Labels(BTreeMap::new());
     let entry = |g: &Group<'_>, pick: Option<&Config<'_>>| -> Value {
@@ -126,6 +154,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
         "objective": objective.figures(),
         "fact_cost_usd": objective.fact_cost,
         "tie": objective.tie,
+        "settings": echo_json(echo),
         "scenarios": scenarios,
         "suite": {
             "leaderboard": leaderboard,

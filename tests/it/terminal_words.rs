@@ -1,0 +1,121 @@
+//! What a new user reads in the terminal (issue 46): `compare` within 120 columns, a settings
+//! line that says only what changed (every setting in summary.md and verdict.json), verdict.json
+//! with its verdicts first, and help texts that say each thing once and rightly.
+
+use ctxbench_compact::compact::Strategy;
+use ctxbench_harness::settings::RunSettings;
+use serde_json::Value;
+
+use crate::cmd::{ctxbench, read, scratch};
+
+/// The terminal's width that every line keeps to.
+const WIDTH: usize = 120;
+
+/// `compare` with `args`: its stdout, its stderr, summary.md and verdict.json.
+fn compare(name: &str, args: &[&str]) -> (String, String, String, Value) {
+    let dir = scratch(name);
+    let output = ctxbench()
+        .arg("compare")
+        .args(args)
+        .args(["--no-plots", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8(output.stderr).expect("UTF-8");
+    assert!(output.status.success(), "{stderr}");
+    let summary = String::from_utf8(read(dir.join("summary.md"))).expect("UTF-8");
+    let verdict = serde_json::from_slice(&read(dir.join("verdict.json"))).expect("JSON");
+    (
+        String::from_utf8(output.stdout).expect("UTF-8"),
+        stderr,
+        summary,
+        verdict,
+    )
+}
+
+/// The settings line of `compare`'s stderr, with its wrapped lines.
+fn settings_line(stderr: &str) -> String {
+    let mut lines = stderr.lines().skip_while(|l| !l.starts_with("settings:"));
+    let first = lines.next().unwrap_or_else(|| panic!("a settings line in {stderr}"));
+    std::iter::once(first)
+        .chain(lines.take_while(|l| l.starts_with("  ")).map(str::trim_start))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every setting of the defaults is in summary.md and in verdict.json's `settings`.
+fn holds_every_setting(summary: &str, verdict: &Value, settings: &RunSettings) {
+    for (name, value) in settings.parts() {
+        assert!(
+            summary.contains(&format!("{name} {value}")),
+            "{name} {value} in {summary}"
+        );
+    }
+    let echoed = &verdict["settings"];
+    let Value::Object(fields) = serde_json::to_value(settings).expect("serializes") else {
+        panic!("the settings are an object");
+    };
+    for (field, value) in fields.iter().filter(|(f, _)| *f != "strategy") {
+        assert_eq!(&echoed[field], value, "verdict.json's settings.{field}");
+    }
+    for field in ["seeds", "seeds_run", "tuned", "line"] {
+        assert!(!echoed[field].is_null(), "verdict.json's settings.{field} in {echoed}");
+    }
+}
+
+/// The default `compare` (every bundled scenario, every default strategy), run once for the
+/// tests that read it.
+fn default_compare() -> &'static (String, String, String, Value) {
+    static RUN: std::sync::OnceLock<(String, String, String, Value)> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| compare("terminal-default", &[]))
+}
+
+/// The default run's settings line says it ran the defaults and where they are; summary.md and
+/// verdict.json hold every one.
+#[test]
+fn the_default_settings_line_is_short_and_says_where_the_rest_is() {
+    let (_, stderr, summary, verdict) = default_compare();
+    let line = settings_line(stderr);
+    assert!(line.chars().count() <= WIDTH, "{line}");
+    assert_eq!(
+        line,
+        "settings: the defaults (all of them in summary.md and verdict.json)"
+    );
+    holds_every_setting(summary, verdict, &RunSettings::new(Strategy::none()));
+    assert!(summary.contains("seeds 0..19 (auto"), "{summary}");
+    assert!(
+        summary.contains("objective: fewest facts lost, then lowest cost"),
+        "{summary}"
+    );
+}
+
+/// Settings given on the command line are all the settings line names; summary.md and
+/// verdict.json hold them with the rest.
+#[test]
+fn the_settings_line_names_only_what_was_changed() {
+    let given = ["--threshold", "0.7", "--price", "claude-sonnet-4-6"];
+    let args = [
+        &["scenarios/bike-shop-return.json", "--strategies", "drop", "--no-tune"][..],
+        &given,
+    ]
+    .concat();
+    let (_, stderr, summary, verdict) = compare("terminal-changed", &args);
+    let line = settings_line(&stderr);
+    assert_eq!(
+        line,
+        "settings: threshold 0.7 · price claude-sonnet-4-6 · strategies as given (--no-tune) (the rest the defaults; all \
+         of them in summary.md and verdict.json)"
+    );
+    for text in stderr.lines() {
+        assert!(text.chars().count() <= WIDTH, "{text}");
+    }
+    let price = ctxbench_harness::billing::price::Price::named("claude-sonnet-4-6").expect("a model of the table");
+    let settings = RunSettings {
+        threshold: 0.7,
+        cache: price.cache.clone(),
+        price: Some(price.clone()),
+        ..RunSettings::new(Strategy::none())
+    };
+    holds_every_setting(&summary, &verdict, &settings);
+    assert_eq!(verdict["settings"]["tuned"], false);
+}
