@@ -70,6 +70,41 @@ fn default_compare() -> &'static (String, String, String, Value) {
     RUN.get_or_init(|| compare("terminal-default", &[]))
 }
 
+/// No line of the default `compare` is wider than 120 columns, and every figure is still there.
+#[test]
+fn the_default_compare_fits_120_columns() {
+    let (stdout, stderr, _, verdict) = default_compare();
+    for line in stdout.lines().chain(stderr.lines()) {
+        assert!(
+            line.chars().count() <= WIDTH,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    // Every figure kept: each scenario's table has a line of figures, cost among them, for every
+    // group of runs, ranked (`1`, `1*`) or out (`—`).
+    for s in verdict["scenarios"].as_array().expect("scenarios") {
+        let name = s["scenario"].as_str().expect("a name");
+        let groups = s["ranked"].as_array().expect("ranked").len() + s["disqualified"].as_array().expect("out").len();
+        let rows: Vec<&str> = stdout
+            .lines()
+            .skip_while(|l| !l.starts_with(&format!("{name} · ")))
+            .take_while(|l| !l.trim_start().starts_with('→'))
+            .filter(|l| {
+                let rank = l.split_whitespace().next().unwrap_or_default();
+                rank == "—" || rank.trim_end_matches('*').parse::<usize>().is_ok()
+            })
+            .collect();
+        assert_eq!(rows.len(), groups, "{name}: a line per group in\n{stdout}");
+        for row in rows {
+            assert!(
+                row.contains('$') && row.ends_with(|c: char| c.is_ascii_digit()),
+                "{row}"
+            );
+        }
+    }
+}
+
 /// The default run's settings line says it ran the defaults and where they are; summary.md and
 /// verdict.json hold every one.
 #[test]
