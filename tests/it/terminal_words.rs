@@ -124,6 +124,26 @@ fn the_default_settings_line_is_short_and_says_where_the_rest_is() {
     );
 }
 
+/// verdict.json opens with the verdicts (each scenario's pick and verdict line), then the
+/// suite's, then what they were measured with.
+#[test]
+fn verdict_json_opens_with_the_verdicts() {
+    let (_, _, _, verdict) = default_compare();
+    let keys = |v: &Value| -> Vec<String> {
+        let Value::Object(map) = v else {
+            panic!("an object: {v}")
+        };
+        map.keys().cloned().collect()
+    };
+    let top = keys(verdict);
+    assert_eq!(top[..2], ["scenarios", "suite"], "{top:?}");
+    assert_eq!(top.last().map(String::as_str), Some("profiles"), "{top:?}");
+    let scenario = keys(&verdict["scenarios"][0]);
+    assert_eq!(scenario[..3], ["scenario", "pick", "verdict"], "{scenario:?}");
+    let suite = keys(&verdict["suite"]);
+    assert_eq!(suite[..2], ["pick", "why"], "{suite:?}");
+}
+
 /// Settings given on the command line are all the settings line names; summary.md and
 /// verdict.json hold them with the rest.
 #[test]

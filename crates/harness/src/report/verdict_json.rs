@@ -1,5 +1,6 @@
 //! `verdict.json`: the verdicts for machines, canonical names, every figure a mean with its
-//! interval.
+//! interval. The verdicts come first (each scenario's pick and verdict line before its ranking),
+//! then the suite's, then what they were measured with: the settings and the profiles.
 
 use std::collections::BTreeMap;
 
@@ -49,8 +50,8 @@ fn use_json(pick: &Config<'_>) -> Value {
     json!({"python": python, "rust": rust})
 }
 
-/// `verdict.json`: every scenario's ranking, front, trade and ties, the suite's leaderboard, and
-/// every setting; canonical names.
+/// `verdict.json`: every scenario's pick and verdict, ranking, front, trade and ties; the suite's
+/// pick and leaderboard; then the objective, the settings and the profiles. Canonical names.
 pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) -> Value {
     let objective = &suite.objective;
     let labels = Labels(BTreeMap::new());
@@ -94,10 +95,11 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
         .map(|v| {
             json!({
                 "scenario": v.scenario,
+                "pick": v.pick().map(Config::strategy),
+                "verdict": verdict_line(v, objective, &labels),
+                "use": v.pick().map(use_json),
                 "ranked": v.ranked.iter().map(|g| entry(g, v.pick())).collect::<Vec<_>>(),
                 "disqualified": v.disqualified.iter().map(|g| entry(g, None)).collect::<Vec<_>>(),
-                "pick": v.pick().map(Config::strategy),
-                "use": v.pick().map(use_json),
                 "front": v.front.iter().map(|&i| v.ranked[i].lead().strategy()).collect::<Vec<_>>(),
                 "trade": trade(v, objective, &labels),
                 "natives": super::natives::standings(v, objective),
@@ -122,7 +124,6 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
                     "one_draw": s.one_draw,
                     "fragile": s.fragile,
                 })),
-                "verdict": verdict_line(v, objective, &labels),
             })
         })
         .collect();
@@ -149,15 +150,8 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
         .flat_map(|g| &g.configs)
         .flat_map(|c| c.rows.iter().copied());
     json!({
-        "profiles": super::assumptions::profiles_json(rows),
-        "schema_version": 3,
-        "objective": objective.figures(),
-        "fact_cost_usd": objective.fact_cost,
-        "tie": objective.tie,
-        "settings": echo_json(echo),
         "scenarios": scenarios,
         "suite": {
-            "leaderboard": leaderboard,
             "pick": suite.pick,
             "why": suite.why,
             "run": suite.run.as_ref().map(|(settings, on, of)| {
@@ -171,6 +165,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
                     "use": {"python": python, "rust": rust, "window": "WINDOW: your model's context window"},
                 })
             }),
+            "leaderboard": leaderboard,
             "ties": suite.tie.as_ref().map(|(with, settled)| json!({
                 "with": with,
                 "decided_by": match settled {
@@ -183,5 +178,11 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
             "regret": pick.map(|s| json!({"median": s.median_regret, "worst": s.worst_regret})),
             "not_discriminating": suite.not_discriminating,
         },
+        "schema_version": 3,
+        "objective": objective.figures(),
+        "fact_cost_usd": objective.fact_cost,
+        "tie": objective.tie,
+        "settings": echo_json(echo),
+        "profiles": super::assumptions::profiles_json(rows),
     })
 }
