@@ -32,8 +32,7 @@ use super::settings_args::SettingsArgs;
 /// trace per run under traces/. `ctxbench strategies` lists the stages and their parameters.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000",
-    after_long_help = super::help::with_stages("Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000")
+    after_help = super::help::with_stages("Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000")
 )]
 pub struct CompareArgs {
     #[command(flatten)]
@@ -60,9 +59,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = Objective::DEFAULT_TIE, value_name = "FRACTION", value_parser = super::values::decimal)]
     tie: f64,
 
-    /// Seeds per configuration: auto (once when nothing can vary, else 20 from --seed), a count
-    /// N from --seed, or a range A..B.
-    #[arg(long, default_value = "auto", value_name = "N|A..B|auto")]
+    #[arg(long, default_value = "auto", value_name = super::help::SEEDS_VALUE, help = super::help::SEEDS_HELP)]
     seeds: String,
 
     /// Run exactly the strategies given: no tuning of their trigger and target.

@@ -174,3 +174,108 @@ fn the_settings_line_names_only_what_was_changed() {
     holds_every_setting(&summary, &verdict, &settings);
     assert_eq!(verdict["settings"]["tuned"], false);
 }
+
+/// `ctxbench COMMAND --help` for every command, by name.
+fn helps() -> Vec<(String, String)> {
+    let top = ctxbench().arg("--help").output().expect("runs");
+    let top = String::from_utf8(top.stdout).expect("UTF-8");
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() > 10, "{top}");
+    commands
+        .into_iter()
+        .map(|c| {
+            let output = ctxbench().args([&c, "--help"]).output().expect("runs");
+            assert!(output.status.success());
+            let text = String::from_utf8(output.stdout).expect("UTF-8");
+            (c, text)
+        })
+        .collect()
+}
+
+/// A flag's block in a help text: its line and its description, the lines indented under it.
+fn flag_block(help: &str, flag: &str) -> String {
+    let mut lines = help.lines().skip_while(|l| !l.trim_start().starts_with(flag));
+    let head = lines.next().unwrap_or_else(|| panic!("{flag} in {help}"));
+    std::iter::once(head)
+        .chain(lines.take_while(|l| l.starts_with("          ")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether `text` names `--model` itself (not `--model-profile`).
+fn names_model(text: &str) -> bool {
+    text.match_indices("--model")
+        .any(|(at, m)| !text[at + m.len()..].starts_with('-'))
+}
+
+/// `COMMAND --help`'s text.
+fn help(helps: &[(String, String)], name: &str) -> String {
+    helps
+        .iter()
+        .find(|(c, _)| c == name)
+        .unwrap_or_else(|| panic!("{name} --help"))
+        .1
+        .clone()
+}
+
+/// `--seeds` is said in the same words wherever it is.
+#[test]
+fn seeds_are_said_once_for_compare_and_sweep() {
+    let helps = helps();
+    let seeds = flag_block(&help(&helps, "compare"), "--seeds");
+    assert!(seeds.contains("--seeds <auto|N|A..B>"), "{seeds}");
+    assert_eq!(seeds, flag_block(&help(&helps, "sweep"), "--seeds"));
+}
+
+/// `--model` is named only where there is one; run's `--model-profile` says which is which.
+#[test]
+fn model_is_named_only_where_there_is_one() {
+    let helps = helps();
+    for (command, text) in &helps {
+        let has_model = text.lines().any(|l| l.trim_start().starts_with("--model "));
+        assert_eq!(names_model(text), has_model, "{command} --help names --model: {text}");
+    }
+    assert!(names_model(&flag_block(&help(&helps, "run"), "--model-profile")));
+}
+
+/// The stage catalogue is in one place, `ctxbench strategies`; the commands that take strategies
+/// point there in a line.
+#[test]
+fn the_stage_catalogue_is_in_one_place() {
+    let helps = helps();
+    let catalogue = ctxbench_compact::compact::stages_help();
+    let entry = catalogue
+        .lines()
+        .find(|l| l.starts_with("  clear-thinking"))
+        .expect("clear-thinking in the catalogue");
+    let strategies = ctxbench().arg("strategies").output().expect("runs");
+    let strategies = String::from_utf8(strategies.stdout).expect("UTF-8");
+    assert_eq!(strategies.matches(entry).count(), 1, "{strategies}");
+    for (command, text) in &helps {
+        assert!(!text.contains(entry), "{command} --help repeats the catalogue");
+    }
+    for command in ["compare", "sweep", "run", "compact"] {
+        assert!(
+            help(&helps, command).contains("`ctxbench strategies`"),
+            "{command} --help"
+        );
+    }
+}
+
+/// No help speaks of a listing it never explains.
+#[test]
+fn no_help_speaks_of_an_unexplained_listing() {
+    let strategies = ctxbench().arg("strategies").output().expect("runs");
+    let strategies = String::from_utf8(strategies.stdout).expect("UTF-8");
+    for (command, text) in helps().iter().chain([&("strategies".to_owned(), strategies)]) {
+        assert!(!text.contains("listing"), "{command}: {text}");
+    }
+}
