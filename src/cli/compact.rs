@@ -30,8 +30,7 @@ use super::settings_args::{PolicyArgs, TokenizerArg, named};
 /// goes to stdout in the same shape and format, other fields unchanged; the report to stderr.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json",
-    after_long_help = super::help::with_stages("Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json")
+    after_help = super::help::with_stages("Example:\n  ctxbench compact --strategy truncate+drop --window 8000 conversation.json > compacted.json")
 )]
 pub struct CompactArgs {
     /// The conversation to compact; stdin when absent or `-`.
@@ -39,7 +38,7 @@ pub struct CompactArgs {
     file: Option<PathBuf>,
 
     /// Strategy: stages joined by `+`, parameters after `:` (e.g. `mask:m=5,trigger=always+drop`);
-    /// the stages are listed under --help (all but summarize, which needs a model).
+    /// `ctxbench strategies` lists the stages (all but summarize run here; it needs a model).
     #[arg(long, default_value = "truncate+drop", value_name = "STRATEGY")]
     strategy: String,
 

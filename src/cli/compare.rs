@@ -7,10 +7,11 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::parse_strategy_list;
-use ctxbench_harness::human::count;
+use ctxbench_harness::human::{count, wrap};
 use ctxbench_harness::replicate::{Phase, Plan, Seeds, replicate};
-use ctxbench_harness::report::{CsvRows, Labels, ResultRow, Style, csv, json, verdict_markdown, verdict_text};
+use ctxbench_harness::report::{CsvRows, Echo, Labels, ResultRow, Style, csv, json, verdict_markdown, verdict_text};
 use ctxbench_harness::settings::{RunSettings, spell_strategies};
+use ctxbench_harness::settings_words::short_line;
 use ctxbench_harness::sweep::dedup_by;
 use ctxbench_harness::verdict::{Objective, sensitivities, suite, verdicts};
 
@@ -32,8 +33,7 @@ use super::settings_args::SettingsArgs;
 /// trace per run under traces/. `ctxbench strategies` lists the stages and their parameters.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000",
-    after_long_help = super::help::with_stages("Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000")
+    after_help = super::help::with_stages("Example:\n  ctxbench compare scenarios/bike-shop-return.json --strategies none,truncate+drop,mask:m=3+drop --window 6000")
 )]
 pub struct CompareArgs {
     #[command(flatten)]
@@ -60,9 +60,7 @@ pub struct CompareArgs {
     #[arg(long, default_value_t = Objective::DEFAULT_TIE, value_name = "FRACTION", value_parser = super::values::decimal)]
     tie: f64,
 
-    /// Seeds per configuration: auto (once when nothing can vary, else 20 from --seed), a count
-    /// N from --seed, or a range A..B.
-    #[arg(long, default_value = "auto", value_name = "N|A..B|auto")]
+    #[arg(long, default_value = "auto", value_name = super::help::SEEDS_VALUE, help = super::help::SEEDS_HELP)]
     seeds: String,
 
     /// Run exactly the strategies given: no tuning of their trigger and target.
@@ -187,11 +185,19 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) over the seeds, paired"
             .to_owned()
     };
+    let shared = args.settings.settings(ctxbench_compact::compact::Strategy::none());
     let settings = format!(
         "{} · {seeds_note} · {tuned} · objective: {}",
-        settings_line(&args),
+        shared.describe(),
         objective.describe()
     );
+    let echo = Echo {
+        line: &settings,
+        settings: &shared,
+        seeds: &args.seeds,
+        seeds_run: &done.seeds,
+        tuned: !args.no_tune,
+    };
     let markdown_verdicts = verdict_markdown(&verdicts, &suite, &Labels::new(&done.ranked, false));
     let stale = write_reports(Reports {
         out: &args.out,
@@ -204,7 +210,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         charted: &done.ranked,
         written: None,
         trace_names: &trace_names,
-        verdicts: Some((&verdicts, &suite)),
+        verdicts: Some((&verdicts, &suite, &echo)),
         descriptions: done.descriptions.clone(),
         note: "",
         plots: !args.no_plots,
@@ -223,11 +229,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         Format::Json => serde_json::to_string_pretty(&json(&done.rows))? + "\n",
     };
     say!("{stdout}");
-    eprintln!("{settings}");
+    let given_seeds = matches!(seeds, Seeds::List(_)).then_some(seeds_note.as_str());
+    eprint!("{}", short_settings(&args, &shared, given_seeds, &objective));
     if let Some(note) = stale_note(&args.out, stale) {
         eprintln!("{note}");
     }
-    eprintln!(
+    let wrote = format!(
         "wrote {}/results.csv ({}), {}, verdict.json, summary.md, index.html{} and {} (the first seed's)",
         args.out.display(),
         count(done.rows.len(), "run"),
@@ -235,6 +242,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         if args.no_plots { "" } else { ", plots/" },
         count(trace_names.len(), "trace")
     );
+    eprint!("{}", wrap(&wrote, 120, "", "  "));
     Ok(interrupt.exit())
 }
 
@@ -256,12 +264,22 @@ fn seeds_line(seeds: &Seeds, list: &[u64], configurations: usize, replicated: us
     }
 }
 
-/// The settings every figure depends on, echoed with the results.
-fn settings_line(args: &CompareArgs) -> String {
-    // The strategy is named on every row; these are the rest.
-    args.settings
-        .settings(ctxbench_compact::compact::Strategy::none())
-        .describe()
+/// The settings line for the terminal: what differs from the defaults, of the run settings and
+/// of compare's own (the seeds, the tuning, the objective); summary.md and verdict.json hold
+/// every one.
+fn short_settings(
+    args: &CompareArgs,
+    shared: &RunSettings,
+    given_seeds: Option<&str>,
+    objective: &Objective,
+) -> String {
+    let mut changed = shared.changed();
+    changed.extend(given_seeds.map(str::to_owned));
+    if args.no_tune {
+        changed.push("strategies as given (--no-tune)".to_owned());
+    }
+    changed.extend(objective.changed(shared.price.is_some()));
+    short_line(&changed)
 }
 
 /// A trace's file name: the scenario, the canonical strategy and a target below the threshold,

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
+use ctxbench_harness::report::Echo;
 use ctxbench_harness::verdict::{Suite, Verdict};
 
 use super::files::write_atomic;
@@ -34,8 +35,9 @@ pub struct Reports<'a> {
     pub charted: &'a [ctxbench_harness::report::ResultRow],
     /// The file names under traces/ this run wrote.
     pub trace_names: &'a [String],
-    /// The verdicts, for `compare` (written to verdict.json and put first on the page).
-    pub verdicts: Option<(&'a [Verdict<'a>], &'a Suite)>,
+    /// The verdicts, for `compare` (written to verdict.json and put first on the page), and
+    /// what they were measured with, every setting (verdict.json's `settings`).
+    pub verdicts: Option<(&'a [Verdict<'a>], &'a Suite, &'a Echo<'a>)>,
     /// Each scenario's description, by name.
     pub descriptions: Vec<(String, String)>,
     /// What the page says above each scenario's table when there are no verdicts.
@@ -89,14 +91,19 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
     stale += remove_if_present(&r.out.join(other))?;
     let verdict = r.out.join("verdict.json");
     match r.verdicts {
-        Some((verdicts, suite)) => write_atomic(
+        Some((verdicts, suite, echo)) => write_atomic(
             &verdict,
-            (serde_json::to_string_pretty(&verdict_json(verdicts, suite))? + "\n").as_bytes(),
+            (serde_json::to_string_pretty(&verdict_json(verdicts, suite, echo))? + "\n").as_bytes(),
         )?,
         None => stale += remove_if_present(&verdict)?,
     }
     let charts = if r.plots {
-        super::plot::report_charts(r.traces, r.charted, r.verdicts.map(|(v, s)| (v, &s.objective)), r.out)?
+        super::plot::report_charts(
+            r.traces,
+            r.charted,
+            r.verdicts.map(|(v, s, _)| (v, &s.objective)),
+            r.out,
+        )?
     } else {
         super::plot::ReportCharts::default()
     };
@@ -107,7 +114,7 @@ pub fn write_reports(r: Reports<'_>) -> anyhow::Result<usize> {
             title: r.title,
             settings: r.settings,
             rows: r.table,
-            verdicts: r.verdicts,
+            verdicts: r.verdicts.map(|(v, s, _)| (v, s)),
             descriptions: &r.descriptions,
             charts: &charts.inline,
             missing: &charts.missing,

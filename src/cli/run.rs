@@ -1,5 +1,5 @@
 //! `ctxbench run`: one scenario, one strategy, drawn call by call as the window fills up
-//! (the reference listing's falling-blocks picture, in the terminal).
+//! (the compaction pattern's falling-blocks picture, in the terminal).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -25,15 +25,15 @@ use super::settings_args::SettingsArgs;
 /// Replay one scenario with one strategy, showing each model call as it happens.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl",
-    after_long_help = super::help::with_stages("Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl")
+    after_help = super::help::with_stages("Example:\n  ctxbench run scenarios/bike-shop-return.json --strategy truncate+drop --trace bike.jsonl"),
+    mut_arg("model_profile", |a| a.help(super::help::MODEL_PROFILE_IN_RUN))
 )]
 pub struct RunCommandArgs {
     /// The scenario file.
     #[arg(value_name = "SCENARIO")]
     file: PathBuf,
 
-    /// Strategy: stages joined by `+`, parameters after `:`; the stages are listed under --help.
+    /// Strategy: stages joined by `+`, parameters after `:`; `ctxbench strategies` lists the stages.
     #[arg(long, default_value = "truncate+drop", value_name = "STRATEGY")]
     strategy: String,
 

@@ -121,8 +121,8 @@ pub struct ProfileArgs {
     #[arg(long, default_value = Summarizer::DEFAULT, value_parser = |s: &str| s.parse::<Summarizer>(), value_name = "PROFILE")]
     pub summarizer: Summarizer,
 
-    /// What the scripted model does when a fact it needs is gone: a shipped profile, FILE.toml or
-    /// FILE.toml#NAME (`--model` is a live endpoint's model name).
+    /// What the scripted model does when a fact it needs is gone: a shipped profile (`ctxbench
+    /// profiles` lists them), FILE.toml or FILE.toml#NAME.
     #[arg(long, default_value = Behaviour::DEFAULT, value_parser = |s: &str| s.parse::<Behaviour>(), value_name = "PROFILE")]
     pub model_profile: Behaviour,
 }

@@ -21,8 +21,7 @@ use super::settings_args::ServerArgs;
 /// `ctxbench merge`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out fleet   # writes fleet/shard-1-of-4/\n  ctxbench merge fleet   # once every shard is done",
-    after_long_help = super::help::with_stages("Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out fleet   # writes fleet/shard-1-of-4/\n  ctxbench merge fleet   # once every shard is done")
+    after_help = super::help::with_stages("Example:\n  ctxbench sweep --strategies truncate+drop,mask+drop --threshold 0.5:0.95:0.05 --keep 1..4 --window 4000,8000\n  ctxbench sweep --strategies mask+drop --param mask.m=2,5,10 --shard 1/4 --out fleet   # writes fleet/shard-1-of-4/\n  ctxbench merge fleet   # once every shard is done")
 )]
 pub struct SweepArgs {
     #[command(flatten)]
@@ -91,9 +90,7 @@ pub struct SweepArgs {
     #[arg(long, default_value_t = Objective::DEFAULT_TIE, value_name = "FRACTION", value_parser = super::values::decimal)]
     pub(super) tie: f64,
 
-    /// Seeds per configuration: auto, a count N from --seed, or a range A..B. auto: a
-    /// configuration whose first run drew nothing at random runs once, any other 20 seeds.
-    #[arg(long, default_value = "auto", value_name = "auto|N|A..B")]
+    #[arg(long, default_value = "auto", value_name = super::help::SEEDS_VALUE, help = super::help::SEEDS_HELP)]
     pub(super) seeds: String,
 
     /// Threads; default: every core.

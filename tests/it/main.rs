@@ -39,5 +39,6 @@ mod serve_context;
 mod serve_formats;
 mod serve_results;
 mod serve_stream;
+mod terminal_words;
 mod verdicts;
 mod verdicts_said;

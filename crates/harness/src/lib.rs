@@ -6,7 +6,8 @@
 //! # Layout, in the order data flows
 //!
 //! - [`settings`]: [`RunSettings`], everything a run depends on besides its scenario; the row
-//!   key of every results file. [`billing`]: its prices and prompt cache modes.
+//!   key of every results file; [`settings_words`]: the same in words, every setting or those
+//!   changed. [`billing`]: its prices and prompt cache modes.
 //! - [`scenario`]: scenario files (parsed, padded, validated) and their fixture tools.
 //! - [`agent`]: the loop a Rust agent embeds ([`agent::Agent`]), the [`agent::model::Model`] and
 //!   [`agent::tools::Tools`] it is generic over, and the trace line of each call.
@@ -38,6 +39,7 @@ pub mod run;
 pub mod scenario;
 mod seeds;
 pub mod settings;
+pub mod settings_words;
 pub mod sim;
 pub mod sweep;
 mod toml_words;

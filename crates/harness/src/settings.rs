@@ -248,30 +248,6 @@ impl RunSettings {
         })
     }
 
-    /// The line that echoes the settings with the results (`settings: window per scenario ·
-    /// threshold 0.8 · …`); the strategy apart, since a table names it on every row.
-    pub fn describe(&self) -> String {
-        format!(
-            "settings: window {} · threshold {} · target {} · keep {} · reply reserve {} · estimator {} · tokenizer {} · overflow {} · on-overflow {} · price {} · cache {} · idle {} · latency {} · summarizer {} · model {} · seed {}",
-            self.window.map_or("per scenario".to_owned(), |w| w.to_string()),
-            self.threshold,
-            self.target.map_or("= threshold".to_owned(), |t| t.to_string()),
-            self.keep_recent_turns,
-            self.reply_reserve,
-            self.estimator,
-            self.tokenizer,
-            self.overflow,
-            self.on_overflow,
-            price_text(&self.price),
-            self.cache,
-            self.idle_s.map_or("per request".to_owned(), |s| format!("{s} s")),
-            self.latency,
-            self.summarizer.0.brief(),
-            self.model_profile.0.brief(),
-            self.seed
-        )
-    }
-
     /// Whether `other` is these settings with another seed: the same configuration.
     pub fn same_but_seed(&self, other: &RunSettings) -> bool {
         // Every field named, so that a new one cannot be forgotten here.

@@ -456,10 +456,10 @@ stages! {
         true
     };
 
-    /// The reference listing's `compact()`, ported line by line: truncate then drop, with the reference listing's own
-    /// estimate whatever `--estimator` says.
+    /// The compaction pattern's own code (its TypeScript and Python `compact()`), ported line by
+    /// line: truncate then drop, with that code's own estimate whatever `--estimator` says.
     Reference = "reference" {
-        /// `ts` follows the TypeScript listing, `py` the Python one.
+        /// `ts` follows the pattern's TypeScript code, `py` its Python code.
         flavor: Flavor = Flavor::Ts,
     }
     alone: true,
@@ -491,7 +491,8 @@ pub fn stage_names() -> String {
 pub fn stages_help() -> String {
     let mut out = String::from(
         "Strategies: stages joined by `+`, run left to right before every call; a stage's\n\
-         parameters follow a colon, separated by `,` (mask:m=5,trigger=always+drop).\n",
+         parameters follow a colon, separated by `,` (mask:m=5,trigger=always+drop). Levels 1 to 3\n\
+         are those of the compaction pattern ctxbench measures (docs/strategies.md).\n",
     );
     for stage in STAGES {
         out.push('\n');

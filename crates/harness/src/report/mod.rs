@@ -24,7 +24,7 @@ pub use use_lines::use_lines;
 pub use verdict::{
     Labels, Style, scenario_markdown, scenario_text, suite_markdown, suite_text, verdict_markdown, verdict_text,
 };
-pub use verdict_json::verdict_json;
+pub use verdict_json::{Echo, verdict_json};
 pub use verdict_line::{figures, holds, trade, verdict_line};
 
 use crate::settings::RunSettings;

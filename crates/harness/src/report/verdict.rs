@@ -3,7 +3,7 @@
 
 pub use super::labels::Labels;
 use super::labels::{mean, money};
-use super::table::{align, markdown_table, wrap_names};
+use super::table::{align, markdown_table, room, wrap_names};
 use super::verdict_line::verdict_line;
 use crate::human::{count, percent, thousands, wrap};
 use crate::verdict::{Config, Group, Objective, Suite, Verdict, fraction, signed};
@@ -20,9 +20,20 @@ pub struct Style {
 /// The widest a line of the text gets, unless `wide`.
 const WIDTH: usize = 120;
 
-/// The widest the strategy column gets before names wrap onto more lines, so that the table
-/// keeps to 120 columns.
-const STRATEGY_WIDTH: usize = 40;
+/// The terminal's headers: the long ones on two lines, so that the strategy column keeps room.
+const TERMINAL_HEADERS: [&str; 11] = [
+    "#",
+    "strategy",
+    "cost",
+    "cache",
+    "tokens\nsent",
+    "calls",
+    "peak",
+    "facts\nlost",
+    "lost\nin",
+    "needs\nunmet",
+    "refetches",
+];
 
 const HEADERS: [&str; 11] = [
     "#",
@@ -120,21 +131,28 @@ fn heading(verdict: &Verdict<'_>) -> String {
     )
 }
 
-/// One scenario's ranked table, disqualified runs last with why, and its verdict line.
+/// One scenario's ranked table, disqualified runs last with why, and its verdict line, within
+/// [`WIDTH`] columns unless `wide`: the strategy column takes what the figures leave, its names
+/// wrapped.
 pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels, style: Style) -> String {
-    let width = if style.wide { usize::MAX } else { STRATEGY_WIDTH };
+    let groups = ranked_groups(verdict, labels);
+    let figures: Vec<Vec<String>> = groups
+        .iter()
+        .map(|(rank, _, group)| cells(*rank, fragile(verdict), String::new(), group.lead()))
+        .collect();
+    let width = if style.wide {
+        usize::MAX
+    } else {
+        room(&TERMINAL_HEADERS, &figures, 1, INDENT, WIDTH)
+    };
     // Names that do not fit wrap onto rows of their own; why a group is out goes below it.
     let mut rows: Vec<Vec<String>> = Vec::new();
     // Per row: whether it is out, and the reason to print after it.
     let mut marks: Vec<(bool, Option<&str>)> = Vec::new();
-    for (rank, names, group) in ranked_groups(verdict, labels) {
+    for ((rank, names, group), mut figures) in groups.into_iter().zip(figures) {
         let mut wrapped = wrap_names(&names, width).into_iter();
-        rows.push(cells(
-            rank,
-            fragile(verdict),
-            wrapped.next().unwrap_or_default(),
-            group.lead(),
-        ));
+        figures[1] = wrapped.next().unwrap_or_default();
+        rows.push(figures);
         marks.push((rank.is_none(), None));
         for more in wrapped {
             let mut blank = vec![String::new(); HEADERS.len()];
@@ -146,13 +164,19 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labe
             last.1 = group.why.as_deref();
         }
     }
-    let lines = align(&HEADERS, &rows, &[1], "  ");
-    let indent = " ".repeat(lines[0].find("strategy").unwrap_or(0));
-    let mut out = format!("{}\n{}\n", heading(verdict), lines[0]);
-    for (line, (out_of_rank, why)) in lines[1..].iter().zip(marks) {
+    let table = align(&TERMINAL_HEADERS, &rows, &[1], INDENT);
+    let names_at = table.head.last().and_then(|h| h.find("strategy")).unwrap_or(0);
+    let indent = " ".repeat(names_at);
+    let limit = if style.wide { usize::MAX } else { WIDTH };
+    let mut out = wrap(&heading(verdict), limit, "", "  ");
+    for line in &table.head {
+        out.push_str(line);
+        out.push('\n');
+    }
+    for (line, (out_of_rank, why)) in table.rows.iter().zip(marks) {
         let mut text = format!("{line}\n");
         if let Some(why) = why {
-            text.push_str(&format!("{indent}└ {why}\n"));
+            text.push_str(&wrap(&format!("└ {why}"), limit, &indent, &format!("{indent}  ")));
         }
         if out_of_rank && style.dim {
             text = format!("\x1b[2m{}\x1b[0m\n", text.trim_end_matches('\n'));
@@ -167,6 +191,9 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labe
     ));
     out
 }
+
+/// Where the terminal's tables start.
+const INDENT: &str = "  ";
 
 /// One line of a table of runs, for the page: its cells, its strategies' labels joined by ", ",
 /// and whether it is out of the ranking.
@@ -218,16 +245,22 @@ pub(crate) const SUITE_HEADERS: [&str; 7] = [
     "worst regret",
 ];
 
+/// A leaderboard line's strategies: its own and those with the same figures everywhere.
+fn suite_names(s: &crate::verdict::Standing, labels: &Labels) -> Vec<String> {
+    std::iter::once(&s.strategy)
+        .chain(&s.alike)
+        .map(|n| labels.of_name(n))
+        .collect()
+}
+
 /// The leaderboard's rows.
 pub(crate) fn suite_rows(suite: &Suite, labels: &Labels) -> Vec<Vec<String>> {
     suite
         .leaderboard
         .iter()
         .map(|s| {
-            let mut names = vec![labels.of_name(&s.strategy)];
-            names.extend(s.alike.iter().map(|n| labels.of_name(n)));
             vec![
-                names.join(", "),
+                suite_names(s, labels).join(", "),
                 format!("{}/{}", s.qualified, s.scenarios),
                 s.first.to_string(),
                 count(s.over, "scenario"),
@@ -312,8 +345,23 @@ pub fn suite_text(suite: &Suite, scenarios: usize, labels: &Labels) -> String {
         count(scenarios, "scenario"),
         suite.scenarios
     );
-    for line in align(&SUITE_HEADERS, &suite_rows(suite, labels), &[0], "  ") {
-        out.push_str(&line);
+    // Each line's names wrapped into what the figures leave, onto rows of their own.
+    let rows = suite_rows(suite, labels);
+    let width = room(&SUITE_HEADERS, &rows, 0, INDENT, WIDTH);
+    let mut wrapped: Vec<Vec<String>> = Vec::new();
+    for (mut row, s) in rows.into_iter().zip(&suite.leaderboard) {
+        let mut names = wrap_names(&suite_names(s, labels), width).into_iter();
+        row[0] = names.next().unwrap_or_default();
+        wrapped.push(row);
+        wrapped.extend(names.map(|more| {
+            let mut blank = vec![String::new(); SUITE_HEADERS.len()];
+            blank[0] = more;
+            blank
+        }));
+    }
+    let table = align(&SUITE_HEADERS, &wrapped, &[0], INDENT);
+    for line in table.head.iter().chain(&table.rows) {
+        out.push_str(line);
         out.push('\n');
     }
     out.push_str(&wrap(&format!("({})", suite_note(suite)), WIDTH, "  ", "   "));

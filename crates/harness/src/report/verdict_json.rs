@@ -1,5 +1,6 @@
 //! `verdict.json`: the verdicts for machines, canonical names, every figure a mean with its
-//! interval.
+//! interval. The verdicts come first (each scenario's pick and verdict line before its ranking),
+//! then the suite's, then what they were measured with: the settings and the profiles.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +9,35 @@ use serde_json::{Value, json};
 use super::labels::Labels;
 use super::use_lines::pick_lines;
 use super::verdict_line::{trade, verdict_line};
+use crate::settings::RunSettings;
 use crate::verdict::{Config, Decider, Estimate, Group, Paired, Settled, Suite, Verdict};
+
+/// What `compare` ran with, for `verdict.json`'s `settings`: every setting.
+pub struct Echo<'a> {
+    /// Every setting in words: the settings line of `summary.md` and the page.
+    pub line: &'a str,
+    /// The settings every configuration shares: its strategy (and a target tuning chose) apart.
+    pub settings: &'a RunSettings,
+    /// `--seeds` as given: `auto`, a count or a range.
+    pub seeds: &'a str,
+    /// The seeds a configuration ran that could vary.
+    pub seeds_run: &'a [u64],
+    /// Whether each strategy ran at its best of its tuned variants (false with `--no-tune`).
+    pub tuned: bool,
+}
+
+/// `verdict.json`'s `settings`: the run settings by the names of `results.csv`'s columns, the
+/// seeds, the tuning, and the line in words.
+fn echo_json(echo: &Echo<'_>) -> Value {
+    let mut value = echo.settings.settings_json();
+    if let Some(fields) = value.as_object_mut() {
+        fields.insert("seeds".into(), json!(echo.seeds));
+        fields.insert("seeds_run".into(), json!(echo.seeds_run));
+        fields.insert("tuned".into(), json!(echo.tuned));
+        fields.insert("line".into(), json!(echo.line));
+    }
+    value
+}
 
 /// A figure over seeds in `verdict.json`.
 fn estimate_json(e: Option<Estimate>) -> Value {
@@ -21,9 +50,9 @@ fn use_json(pick: &Config<'_>) -> Value {
     json!({"python": python, "rust": rust})
 }
 
-/// `verdict.json`: every scenario's ranking, front, trade and ties, and the suite's leaderboard,
-/// canonical names.
-pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
+/// `verdict.json`: every scenario's pick and verdict, ranking, front, trade and ties; the suite's
+/// pick and leaderboard; then the objective, the settings and the profiles. Canonical names.
+pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) -> Value {
     let objective = &suite.objective;
     let labels = Labels(BTreeMap::new());
     let entry = |g: &Group<'_>, pick: Option<&Config<'_>>| -> Value {
@@ -66,10 +95,11 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
         .map(|v| {
             json!({
                 "scenario": v.scenario,
+                "pick": v.pick().map(Config::strategy),
+                "verdict": verdict_line(v, objective, &labels),
+                "use": v.pick().map(use_json),
                 "ranked": v.ranked.iter().map(|g| entry(g, v.pick())).collect::<Vec<_>>(),
                 "disqualified": v.disqualified.iter().map(|g| entry(g, None)).collect::<Vec<_>>(),
-                "pick": v.pick().map(Config::strategy),
-                "use": v.pick().map(use_json),
                 "front": v.front.iter().map(|&i| v.ranked[i].lead().strategy()).collect::<Vec<_>>(),
                 "trade": trade(v, objective, &labels),
                 "natives": super::natives::standings(v, objective),
@@ -94,7 +124,6 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
                     "one_draw": s.one_draw,
                     "fragile": s.fragile,
                 })),
-                "verdict": verdict_line(v, objective, &labels),
             })
         })
         .collect();
@@ -121,14 +150,8 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
         .flat_map(|g| &g.configs)
         .flat_map(|c| c.rows.iter().copied());
     json!({
-        "profiles": super::assumptions::profiles_json(rows),
-        "schema_version": 3,
-        "objective": objective.figures(),
-        "fact_cost_usd": objective.fact_cost,
-        "tie": objective.tie,
         "scenarios": scenarios,
         "suite": {
-            "leaderboard": leaderboard,
             "pick": suite.pick,
             "why": suite.why,
             "run": suite.run.as_ref().map(|(settings, on, of)| {
@@ -142,6 +165,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
                     "use": {"python": python, "rust": rust, "window": "WINDOW: your model's context window"},
                 })
             }),
+            "leaderboard": leaderboard,
             "ties": suite.tie.as_ref().map(|(with, settled)| json!({
                 "with": with,
                 "decided_by": match settled {
@@ -154,5 +178,11 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite) -> Value {
             "regret": pick.map(|s| json!({"median": s.median_regret, "worst": s.worst_regret})),
             "not_discriminating": suite.not_discriminating,
         },
+        "schema_version": 3,
+        "objective": objective.figures(),
+        "fact_cost_usd": objective.fact_cost,
+        "tie": objective.tie,
+        "settings": echo_json(echo),
+        "profiles": super::assumptions::profiles_json(rows),
     })
 }

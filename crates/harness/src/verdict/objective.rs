@@ -166,6 +166,23 @@ impl Objective {
         self.keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(",")
     }
 
+    /// What differs from the default objective (of runs `priced` or not), in words for the
+    /// settings line: `objective cost,tokens`, `fact cost $0.01`, `tie 0.05`.
+    pub fn changed(&self, priced: bool) -> Vec<String> {
+        let default = Objective::resolve(None, priced, self.fact_cost, Objective::DEFAULT_TIE).ok();
+        let mut changed = Vec::new();
+        if default.is_none_or(|d| d.keys != self.keys) {
+            changed.push(format!("objective {}", self.keys_text()));
+        }
+        if let Some(usd) = self.fact_cost {
+            changed.push(format!("fact cost ${usd}"));
+        }
+        if self.tie != Objective::DEFAULT_TIE {
+            changed.push(format!("tie {}", self.tie));
+        }
+        changed
+    }
+
     /// The key names, as `verdict.json` lists them.
     pub fn figures(&self) -> Vec<&'static str> {
         self.keys.iter().map(|k| k.figure()).collect()
@@ -194,6 +211,23 @@ impl Objective {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_differs_from_the_default_objective_is_said() {
+        let changed = |names, priced, fc, tie| {
+            Objective::resolve(names, priced, fc, tie)
+                .map(|o| o.changed(priced))
+                .unwrap_or_else(|e| panic!("{e}"))
+        };
+        assert_eq!(changed(None, true, None, 0.01), Vec::<String>::new());
+        assert_eq!(changed(None, false, None, 0.01), Vec::<String>::new());
+        assert_eq!(changed(Some("facts,cost"), true, None, 0.01), Vec::<String>::new());
+        assert_eq!(changed(None, true, Some(0.01), 0.01), ["fact cost $0.01"]);
+        assert_eq!(
+            changed(Some("cost,tokens"), true, None, 0.05),
+            ["objective cost,tokens", "tie 0.05"]
+        );
+    }
 
     #[test]
     fn the_default_puts_facts_before_cents() {
