@@ -132,7 +132,7 @@ fn heading(verdict: &Verdict<'_>) -> String {
 }
 
 /// One scenario's ranked table, disqualified runs last with why, and its verdict line, within
-/// [`WIDTH`] columns unless `wide`: the strategy column takes what the figures leave, its names
+/// 120 columns (`WIDTH`) unless `wide`: the strategy column takes what the figures leave, its names
 /// wrapped.
 pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels, style: Style) -> String {
     let groups = ranked_groups(verdict, labels);
