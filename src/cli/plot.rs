@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_harness::plot::kinds::kind_of;
-use ctxbench_harness::plot::{Chart, KINDS, charts_and_missing, png, points, svg, verdict_chart};
+use ctxbench_harness::plot::{Chart, KINDS, charts_and_missing, png, points, svg, verdict_chart, waste_chart};
 use ctxbench_harness::report::{InlineChart, NoChart, ResultRow, png_element, read_csv, svg_element};
 use ctxbench_harness::trace::CallRecord;
 use ctxbench_harness::verdict::{Objective, Verdict};
@@ -172,9 +172,11 @@ pub fn report_charts(
         missing.retain(|m| m.kind.compare);
         let mut first: Vec<Chart> = Vec::new();
         for verdict in verdicts {
-            match verdict_chart(verdict, objective) {
-                Ok(chart) => first.push(chart),
-                Err(why) => missing.push(why),
+            for chart in [verdict_chart(verdict, objective), waste_chart(verdict)] {
+                match chart {
+                    Ok(chart) => first.push(chart),
+                    Err(why) => missing.push(why),
+                }
             }
         }
         first.append(&mut charts);

@@ -8,7 +8,7 @@ use ctxbench_harness::scenario::{Scenario, files_in, load_scenario, parse_scenar
 
 /// The bundled scenarios, inside the binary so that `--bundled` runs from anywhere (a test
 /// holds this list to the folder).
-pub const BUNDLED: [(&str, &str); 11] = [
+pub const BUNDLED: [(&str, &str); 12] = [
     (
         "bike-shop-return.json",
         include_str!("../../scenarios/bike-shop-return.json"),
@@ -18,6 +18,10 @@ pub const BUNDLED: [(&str, &str); 11] = [
         include_str!("../../scenarios/chinese-support.json"),
     ),
     ("coding-agent.json", include_str!("../../scenarios/coding-agent.json")),
+    (
+        "compaction-loop.json",
+        include_str!("../../scenarios/compaction-loop.json"),
+    ),
     ("heavy-prefix.json", include_str!("../../scenarios/heavy-prefix.json")),
     (
         "long-support-chat.json",

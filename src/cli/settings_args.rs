@@ -8,7 +8,7 @@
 use clap::Args;
 
 use super::values::{decimal, positive, whole};
-use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::compact::{Retries, Strategy};
 use ctxbench_compact::named::Named;
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
@@ -97,6 +97,12 @@ pub struct ServerArgs {
     /// What the loop does when the server rejects a request as too long.
     #[arg(long, value_parser = named::<OnOverflow>(), default_value = RunSettings::DEFAULT_ON_OVERFLOW.as_str())]
     pub on_overflow: OnOverflow,
+
+    /// Summary calls made again after a failed one, within one compaction. After three
+    /// compactions failed in a row the compactor asks for no summary for ten calls; a failed
+    /// compaction leaves the history as it was and the loop goes on.
+    #[arg(long, value_name = "N", default_value_t = Retries::DEFAULT.retries, value_parser = whole::<u32>)]
+    pub compaction_retries: u32,
 
     /// Agent and refetch calls allowed per request; default: the scenario's (its steps plus needs).
     #[arg(long, value_name = "N", value_parser = positive::<usize>)]
@@ -215,6 +221,7 @@ impl ServerArgs {
             tokenizer: self.tokenizer.tokenizer,
             overflow: self.overflow,
             on_overflow: self.on_overflow,
+            compaction_retries: self.compaction_retries,
             max_turns: self.max_turns,
             seed: self.seed,
             summarizer: self.profiles.summarizer.clone(),

@@ -294,7 +294,7 @@ fn a_failed_summary_is_counted_and_never_committed() {
     let model = FailingSummaries(ctxbench_harness::sim::scripted::ScriptedModel::new(s, settings.seed));
     let failed = ctxbench_harness::run::run_with_model(s, &settings, model, &mut |_| {}).expect("a window");
     assert!(failed.metrics.summarizer_calls > 0);
-    assert_eq!(failed.metrics.summary_failures, failed.metrics.summarizer_calls);
+    assert_eq!(failed.metrics.compaction_failures, failed.metrics.summarizer_calls);
     assert_eq!(failed.metrics.messages_dropped, 0, "no span was replaced");
     // With every summary failed, the history is the one `none` sends, call by call.
     let none = run_scenario(s, &RunSettings::new("none".parse().expect("valid")), &mut |_| {}).expect("a window");
@@ -308,5 +308,5 @@ fn a_failed_summary_is_counted_and_never_committed() {
     assert_eq!(sizes(&failed.trace), sizes(&none.trace));
     // And a summary that works is not a failure.
     let fine = run_scenario(s, &settings, &mut |_| {}).expect("a window").metrics;
-    assert!(fine.summarizer_calls > 0 && fine.summary_failures == 0);
+    assert!(fine.summarizer_calls > 0 && fine.compaction_failures == 0);
 }

@@ -25,9 +25,13 @@ pub struct RunMetrics {
     pub refetch_calls: usize,
     /// Summary calls made by `summarize`.
     pub summarizer_calls: usize,
-    /// Summary calls that failed (rejected or in error): their history stayed as it was.
+    /// Summary calls that failed (rejected or in error), retries included: a compaction whose
+    /// every try failed left the history as it was.
+    #[serde(default, alias = "summary_failures")]
+    pub compaction_failures: usize,
+    /// Summary calls made again after a failed one (`--compaction-retries`).
     #[serde(default)]
-    pub summary_failures: usize,
+    pub compaction_retries: usize,
     /// Compaction calls the provider billed: summaries, whether a stage of the client asked for
     /// them or the server made them (Anthropic's compaction iteration).
     #[serde(default)]
@@ -65,6 +69,13 @@ pub struct RunMetrics {
     /// Σ over those breaks of the previous request's tokens past what the two share.
     #[serde(default)]
     pub invalidated_tokens: u64,
+    /// Cache writes no later call read before they expired or the run ended.
+    #[serde(default)]
+    pub cache_write_unread_tokens: u64,
+    /// Tokens of unchanged messages compactions put behind new content (a summary placed
+    /// first): cache lost for nothing.
+    #[serde(default)]
+    pub unchanged_moved_tokens: u64,
     /// What the run cost in US dollars, summaries included; empty with `--price none`.
     #[serde(default)]
     pub cost_usd: Option<f64>,
@@ -126,6 +137,18 @@ pub struct RunMetrics {
     pub answers_wrong: usize,
     /// Requests in which the pipeline could not get under the limit.
     pub cannot_fit: usize,
+    /// Compactions that freed less than a tenth of the limit, or came on the call right after
+    /// another (a compaction loop); failed ones are not counted.
+    #[serde(default)]
+    pub thrash: usize,
+    /// The most any compaction could not remove (system prompt, tools, the history up to the
+    /// first request, the protected tail), in the server's tokens; 0 without a compaction.
+    #[serde(default)]
+    pub floor: u64,
+    /// Requests in which that floor was over the compactor's limit: no strategy keeping that
+    /// tail can fit them.
+    #[serde(default)]
+    pub floor_over_limit: usize,
     /// The run reached the end of its last request.
     pub completed: bool,
 }
@@ -146,6 +169,7 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         ..RunMetrics::default()
     };
     let mut cannot_fit = BTreeSet::new();
+    let mut floor_over = BTreeSet::new();
     let mut lost_in = BTreeSet::new();
     let mut facts_lost: BTreeSet<&str> = BTreeSet::new();
     let mut facts_wrong: BTreeSet<&str> = BTreeSet::new();
@@ -187,10 +211,14 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
                 m.compaction_output_tokens += r.completion_tokens;
             }
         } else if r.kind == CallKind::Summary {
-            m.summary_failures += 1;
+            m.compaction_failures += 1;
         }
+        if r.kind == CallKind::Summary && r.retry {
+            m.compaction_retries += 1;
+        }
+        m.cache_write_unread_tokens += r.cache_write_unread_tokens;
         if let Some(c) = &r.compaction {
-            if c.truncated + c.masked + c.dropped > 0 {
+            if c.changed() {
                 m.compactions += 1;
             }
             m.messages_truncated += c.truncated;
@@ -198,6 +226,13 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
             m.messages_dropped += c.dropped;
             if c.cannot_fit {
                 cannot_fit.insert(r.request);
+            }
+            m.unchanged_moved_tokens += c.unchanged_moved_tokens;
+            if let Some(floor) = c.floor {
+                m.floor = m.floor.max(floor);
+                if floor > r.limit {
+                    floor_over.insert(r.request);
+                }
             }
         }
         m.peak_request_tokens = m.peak_request_tokens.max(r.true_tokens.max(r.billed_tokens));
@@ -249,6 +284,8 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         (m.cache_read_tokens as f64 / m.tokens_sent as f64 * 1e6).round() / 1e6
     };
     m.cannot_fit = cannot_fit.len();
+    m.floor_over_limit = floor_over.len();
+    m.thrash = thrash(trace);
     // A request is answered when its last accepted agent call replied without tool calls.
     for request in 1..=scenario.requests.len() {
         let last = trace
@@ -263,4 +300,27 @@ pub fn metrics(scenario: &Scenario, trace: &[CallRecord], completed: bool) -> Ru
         }
     }
     m
+}
+
+/// Compactions of the loop's calls (summaries aside) that started over the limit, changed the
+/// history and did not fail, and freed less than a tenth of the limit or came on the call right
+/// after another such. One that runs under the limit by its own trigger (`trigger=always`) is
+/// not a loop.
+fn thrash(trace: &[CallRecord]) -> usize {
+    let mut thrash = 0;
+    let mut after_one = false;
+    for r in trace.iter().filter(|r| r.kind != CallKind::Summary) {
+        let compacted = r
+            .compaction
+            .as_ref()
+            .filter(|c| c.changed() && !c.failed && c.tokens_before > r.limit);
+        if let Some(c) = compacted {
+            let freed = c.tokens_before.saturating_sub(c.tokens_after);
+            if freed * 10 < r.limit || after_one {
+                thrash += 1;
+            }
+        }
+        after_one = compacted.is_some();
+    }
+    thrash
 }

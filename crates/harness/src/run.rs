@@ -88,7 +88,8 @@ fn run_loop<M: Model>(
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> Result<RunResult, SettingsError> {
     let policy = settings.policy(scenario)?;
-    let mut compactor = Compactor::new(settings.strategy.clone(), policy, settings.estimator.counter());
+    let mut compactor = Compactor::new(settings.strategy.clone(), policy, settings.estimator.counter())
+        .with_retries(settings.retries());
     if let Some(counter) = server {
         compactor = compactor.with_server_counter(counter);
     }
@@ -124,7 +125,13 @@ fn run_loop<M: Model>(
             break;
         }
     }
+    let unread = agent.model.unread_cache_writes();
     let mut trace = agent.into_trace();
+    // Each write the cache billed is a call's `cache_write_tokens`, in the same order.
+    let writers = trace.iter_mut().filter(|r| r.cache_write_tokens > 0);
+    for (record, unread) in writers.zip(unread) {
+        record.cache_write_unread_tokens = unread;
+    }
     let strategy = settings.strategy.to_string();
     for record in &mut trace {
         record.scenario.clone_from(&scenario.name);

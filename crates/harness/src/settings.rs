@@ -6,7 +6,7 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
 
-use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::compact::{Retries, Strategy};
 use ctxbench_compact::policy::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
 use ctxbench_compact::wire::Format;
@@ -90,6 +90,10 @@ pub struct RunSettings {
     pub overflow: Overflow,
     /// What the loop does after a rejection.
     pub on_overflow: OnOverflow,
+    /// Summary calls made again after a failed one (`--compaction-retries`); a results file
+    /// written before it read as the default.
+    #[serde(default = "default_retries")]
+    pub compaction_retries: u32,
     /// Agent and refetch calls per request; `None` takes the scenario's.
     pub max_turns: Option<usize>,
     /// What tokens cost: a model of the price table, or numbers; `None` (`--price none`): cost
@@ -133,6 +137,12 @@ pub struct RunSettings {
     /// runs. A column only in the results of `serve`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<Format>,
+}
+
+/// The retries of a results file written before ctxbench retried: the default, which is what a
+/// failed summary there would have been given now.
+fn default_retries() -> u32 {
+    Retries::DEFAULT.retries
 }
 
 /// The cache of a results file written before ctxbench had one (its columns absent): none, as
@@ -190,6 +200,7 @@ impl RunSettings {
             tokenizer: RunSettings::DEFAULT_TOKENIZER,
             overflow: RunSettings::DEFAULT_OVERFLOW,
             on_overflow: RunSettings::DEFAULT_ON_OVERFLOW,
+            compaction_retries: Retries::DEFAULT.retries,
             max_turns: None,
             cache: RunSettings::default_price().cache,
             price: Some(RunSettings::default_price()),
@@ -237,6 +248,15 @@ impl RunSettings {
         Ok(policy)
     }
 
+    /// How the compactor retries failed summary calls: `compaction_retries`, and the breaker's
+    /// defaults ([`Retries::DEFAULT`]).
+    pub fn retries(&self) -> Retries {
+        Retries {
+            retries: self.compaction_retries,
+            ..Retries::DEFAULT
+        }
+    }
+
     /// These settings as they run `scenario`: its window filled in, the policy checked. The row
     /// key of that run.
     pub fn resolved(&self, scenario: &Scenario) -> Result<RunSettings, SettingsError> {
@@ -262,6 +282,7 @@ impl RunSettings {
             tokenizer,
             overflow,
             on_overflow,
+            compaction_retries,
             max_turns,
             price,
             cache,
@@ -283,6 +304,7 @@ impl RunSettings {
             && *tokenizer == other.tokenizer
             && *overflow == other.overflow
             && *on_overflow == other.on_overflow
+            && *compaction_retries == other.compaction_retries
             && *max_turns == other.max_turns
             && *price == other.price
             && *cache == other.cache
@@ -313,6 +335,7 @@ impl RunSettings {
             .then_with(|| x.tokenizer.as_str().cmp(y.tokenizer.as_str()))
             .then_with(|| x.overflow.as_str().cmp(y.overflow.as_str()))
             .then_with(|| x.on_overflow.as_str().cmp(y.on_overflow.as_str()))
+            .then(x.compaction_retries.cmp(&y.compaction_retries))
             .then(x.max_turns.cmp(&y.max_turns))
             .then_with(|| price_text(&x.price).cmp(&price_text(&y.price)))
             .then_with(|| x.cache.to_string().cmp(&y.cache.to_string()))

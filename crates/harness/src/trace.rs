@@ -53,7 +53,7 @@ pub enum Outcome {
 }
 
 /// What the compactor did before a call.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompactionRecord {
     /// The estimate before compaction, in tokens.
     pub tokens_before: u64,
@@ -69,10 +69,39 @@ pub struct CompactionRecord {
     pub cannot_fit: bool,
     /// Canonical names of the stages that ran.
     pub stages: Vec<String>,
+    /// A summary failed, every retry of it too: its stage left the history as it was.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub failed: bool,
+    /// The breaker was open after failed compactions: no summary was asked for.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub resting: bool,
+    /// When it changed the history: what is left below the limit after it, over the limit
+    /// (`(limit − tokens_after) / limit`, negative when still over).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headroom: Option<f64>,
+    /// When it changed the history or could not fit: what no compaction may remove (the system
+    /// prompt, the tools, the history up to the first request, the protected tail), in the
+    /// server's tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<u64>,
+    /// Server tokens of messages it left unchanged but put after new content (a summary placed
+    /// before them): their cache is lost for nothing. 0 when the new content went after the
+    /// last unchanged message of the prefix.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unchanged_moved_tokens: u64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !b
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl CompactionRecord {
-    /// What a compactor's pass did, as the trace keeps it.
+    /// What a compactor's pass did, as the trace keeps it; `headroom`, `floor` and
+    /// `unchanged_moved_tokens` are the loop's to fill.
     pub fn of(done: &ctxbench_compact::compact::Compaction) -> CompactionRecord {
         CompactionRecord {
             tokens_before: done.tokens_before,
@@ -82,7 +111,17 @@ impl CompactionRecord {
             dropped: done.counts.dropped,
             cannot_fit: done.cannot_fit,
             stages: done.stages.iter().filter(|s| s.ran).map(|s| s.stage.clone()).collect(),
+            failed: done.failed,
+            resting: done.resting,
+            headroom: None,
+            floor: None,
+            unchanged_moved_tokens: 0,
         }
+    }
+
+    /// Whether it changed the history.
+    pub fn changed(&self) -> bool {
+        self.truncated + self.masked + self.dropped > 0
     }
 
     /// Two passes before one call, as one: the first's estimate before, the second's after,
@@ -96,6 +135,11 @@ impl CompactionRecord {
             dropped: self.dropped + next.dropped,
             cannot_fit: next.cannot_fit,
             stages: self.stages.into_iter().chain(next.stages).collect(),
+            failed: self.failed || next.failed,
+            resting: self.resting || next.resting,
+            headroom: next.headroom.or(self.headroom),
+            floor: next.floor.or(self.floor),
+            unchanged_moved_tokens: self.unchanged_moved_tokens + next.unchanged_moved_tokens,
         }
     }
 }
@@ -155,6 +199,10 @@ pub struct CallRecord {
     /// With `prefix_break`: the previous request's true tokens past what the two share.
     #[serde(default)]
     pub invalidated_tokens: u64,
+    /// Of `cache_write_tokens`, those no later call read before they expired or the run ended
+    /// (known once the run ends; absent from records seen as they happen).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_unread_tokens: u64,
     /// The compactor's limit for this call.
     pub limit: u64,
     /// The context window.
@@ -163,7 +211,8 @@ pub struct CallRecord {
     pub compaction: Option<CompactionRecord>,
     /// What the server did.
     pub outcome: Outcome,
-    /// A resend after an overflow, with the history compacted again (`--on-overflow compact-retry`).
+    /// A resend after an overflow, with the history compacted again (`--on-overflow compact-retry`);
+    /// for a summary call, a retry after a failed one (`--compaction-retries`).
     pub retry: bool,
     /// Tool calls in the reply (0 for a final answer).
     pub reply_calls: usize,

@@ -23,6 +23,7 @@ mod params;
 pub mod presets;
 mod readings;
 mod reference;
+mod retries;
 mod shape;
 mod stages;
 mod strategy;
@@ -43,6 +44,7 @@ pub use notes::{
 };
 pub use params::{ClearInputs, Flavor, MaskStyle, ThinkingKeep, Trigger, Until};
 pub use presets::{PRESETS, Preset, PresetInfo};
+pub use retries::Retries;
 pub use shape::{Place, Reads, Reread, Tail};
 pub use stages::{ParamInfo, STAGES, StageInfo, StageSpec, StrategyError, hanging, stage_names, stages_help};
 pub use strategy::{Strategy, parse_strategy_list};
@@ -56,6 +58,7 @@ use crate::message::{Message, Role};
 use crate::policy::Policy;
 use crate::tokens::TokenCounter;
 use readings::{Readings, Reported};
+use retries::Breaker;
 use stages::{Fresh, When};
 use work::{StageContext, Work};
 
@@ -93,6 +96,10 @@ pub struct Compaction {
     pub cannot_fit: bool,
     /// Each stage's part.
     pub stages: Vec<StageRun>,
+    /// A summary call failed, and every retry of it: that stage left the history as it was.
+    pub failed: bool,
+    /// The breaker was open ([`Retries`]): no summary was asked for.
+    pub resting: bool,
 }
 
 impl Compaction {
@@ -146,6 +153,10 @@ pub struct Compactor {
     /// fingerprint of what they made of it: put back before the next call, so that they work
     /// from the history as the client keeps it.
     edits: Vec<(usize, Message, u64)>,
+    /// How failed summary calls are retried, and the breaker's numbers.
+    retries: Retries,
+    /// The breaker's state.
+    breaker: Breaker,
 }
 
 impl Compactor {
@@ -168,7 +179,21 @@ impl Compactor {
             reported: Reported::default(),
             server: None,
             edits: Vec::new(),
+            retries: Retries::DEFAULT,
+            breaker: Breaker::default(),
         }
+    }
+
+    /// Retries failed summary calls and rests after failed compactions as `retries` says
+    /// ([`Retries::DEFAULT`] unless told).
+    pub fn with_retries(mut self, retries: Retries) -> Compactor {
+        self.retries = retries;
+        self
+    }
+
+    /// How it retries failed summary calls.
+    pub fn retries(&self) -> Retries {
+        self.retries
     }
 
     /// Tells it the server's own counter, so that triggers on the request's input tokens
@@ -362,6 +387,8 @@ impl Compactor {
                 counts,
                 cannot_fit: after > limit,
                 stages: vec![run],
+                failed: false,
+                resting: false,
             }
         } else {
             self.run_pipeline(conversation, pass)
@@ -384,9 +411,15 @@ impl Compactor {
             tools: &conversation.tools,
             window: self.policy.window,
         };
+        // While the breaker is open, no summary is asked for (a pass with no summarizer asks
+        // for none and does not count down).
+        let resting = pass.summarizer.is_some() && !self.breaker.allows();
         let mut cx = StageContext {
             limit,
-            summarizer: pass.summarizer.map(|s| s as &mut dyn Summarizer),
+            summarizer: pass.summarizer.filter(|_| !resting).map(|s| s as &mut dyn Summarizer),
+            retries: self.retries.retries,
+            failures: 0,
+            summarized: 0,
             estimator: self.estimator.as_ref(),
             window: self.policy.window,
             system: conversation.system.as_ref(),
@@ -428,7 +461,9 @@ impl Compactor {
             if stateless {
                 work.start_log();
             }
+            let failures = cx.failures;
             let ran = wanted && !guarded && stage.run(&mut work, &mut cx);
+            let failed = cx.failures > failures;
             if stateless {
                 for (i, original) in work.take_log() {
                     let made = work.messages()[i].fingerprint();
@@ -438,8 +473,10 @@ impl Compactor {
             self.stashes[k] = std::mem::take(&mut cx.stash);
             work.goal = goal;
             // Freed less than 10% of the excess: not worth its cost until something new comes.
+            // A failed summary freed nothing for want of a reply, not of something to free.
             let after = work.estimate();
             if ran
+                && !failed
                 && !cold_run
                 && when != When::Own
                 && before > goal
@@ -458,6 +495,10 @@ impl Compactor {
         let tokens_after = work.estimate();
         let counts = work.counts;
         let cannot_fit = tokens_after > limit;
+        let failed = cx.failures > 0;
+        if cx.failures + cx.summarized > 0 {
+            self.breaker.after(failed, &self.retries);
+        }
         drop(work);
         // What stateless stages made of each message they changed, where a later stage left it,
         // to know it again next time.
@@ -479,6 +520,8 @@ impl Compactor {
             counts,
             cannot_fit,
             stages,
+            failed,
+            resting,
         }
     }
 
@@ -569,6 +612,48 @@ mod tests {
             (true, false),
             "a new tool result: it tries again"
         );
+    }
+
+    /// A summarizer that is down: it counts the calls and answers none.
+    struct Down(usize);
+
+    impl Summarizer for Down {
+        fn summarize(&mut self, _: &SummaryRequest) -> Option<String> {
+            self.0 += 1;
+            None
+        }
+    }
+
+    #[test]
+    fn a_failed_summary_is_retried_and_three_failed_compactions_rest_the_summarizer_ten_calls() {
+        let mut c = Conversation::from_messages(exchange("a", &"x".repeat(4000)), vec![]);
+        for k in 0..3 {
+            c.messages.extend(exchange(&format!("q{k}"), &"y".repeat(4000)));
+        }
+        let policy = Policy {
+            keep_recent_turns: 1,
+            ..Policy::new(2000)
+        };
+        let mut compactor = Compactor::new(
+            "summarize".parse().expect("valid"),
+            policy,
+            CounterKind::Chars4.counter(),
+        );
+        let mut calls = Vec::new();
+        let mut down = Down(0);
+        for _ in 0..15 {
+            let before = down.0;
+            let done = compactor.compact_with(&mut c, &mut down);
+            calls.push((down.0 - before, done.failed, done.resting));
+            // A failed compaction leaves the history as it was.
+            assert!(!done.changed());
+        }
+        let tried = (3, true, false);
+        let rest = (0, false, true);
+        let mut expected = vec![tried; 3];
+        expected.extend([rest; 10]);
+        expected.extend([tried; 2]);
+        assert_eq!(calls, expected);
     }
 
     #[test]

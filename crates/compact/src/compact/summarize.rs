@@ -186,8 +186,8 @@ pub(crate) fn summarize(work: &mut Work<'_>, p: &Params<'_>, cx: &mut StageConte
     true
 }
 
-/// Asks the summarizer for the span's summary, reading what `reads` says; `None` when the call
-/// failed.
+/// Asks the summarizer for the span's summary, reading what `reads` says, again after a failed
+/// call up to the retries; `None` when every call failed.
 fn ask(
     work: &Work<'_>,
     p: &Params<'_>,
@@ -215,5 +215,14 @@ fn ask(
         Reads::Agent => SummaryRequest::aligned((cx.system, cx.tools), work.messages(), range, (prompt, ask), &fit),
         Reads::History => SummaryRequest::aligned((cx.system, &no_tools), work.messages(), range, (prompt, ask), &fit),
     };
-    cx.summarizer.as_mut()?.summarize(&request)
+    let mut request = request;
+    for attempt in 0..=cx.retries {
+        request.attempt = attempt;
+        if let Some(text) = cx.summarizer.as_mut()?.summarize(&request) {
+            cx.summarized += 1;
+            return Some(text);
+        }
+    }
+    cx.failures += 1;
+    None
 }

@@ -48,6 +48,8 @@ pub struct SummaryRequest {
     pub estimated_tokens: u64,
     /// The limit of the compaction that asks for it.
     pub limit: u64,
+    /// 0 for the first call; each retry of a failed call counts one up.
+    pub attempt: u32,
 }
 
 /// Whatever makes the summary call: the agent, through its model.
@@ -92,6 +94,7 @@ impl SummaryRequest {
             ask,
             estimated_tokens,
             limit: cx.limit,
+            attempt: 0,
         }
     }
 
@@ -207,6 +210,7 @@ impl SummaryRequest {
             },
             estimated_tokens,
             limit: cx.limit,
+            attempt: 0,
         }
     }
 }

@@ -17,6 +17,12 @@ pub(crate) struct StageContext<'a> {
     pub limit: u64,
     /// What writes summaries; `summarize` does not run without one.
     pub summarizer: Option<&'a mut dyn Summarizer>,
+    /// Summary calls made again after a failed one ([`super::Retries::retries`]).
+    pub retries: u32,
+    /// Summaries that failed, every retry included, in this pass.
+    pub failures: u32,
+    /// Summaries written in this pass.
+    pub summarized: u32,
     /// The compactor's estimator, which a summary request is fitted with.
     pub estimator: &'a dyn TokenCounter,
     /// The context window, which a summary request must fit.

@@ -5,6 +5,7 @@
 //! [`Tools`]. It writes one [`CallRecord`] per model call, summary calls included, and stops
 //! the run when the server rejects a request it cannot recover from.
 
+mod fidelity;
 pub mod model;
 pub mod record;
 pub mod tools;
@@ -202,6 +203,7 @@ impl<M: Model, T: Tools> Agent<M, T> {
             request,
             on_call,
         };
+        let before = fidelity::fingerprints(&self.conversation.messages);
         let done: Compaction = if after_overflow {
             let counter = self.options.true_counter.clone();
             self.compactor
@@ -209,7 +211,11 @@ impl<M: Model, T: Tools> Agent<M, T> {
         } else {
             self.compactor.compact_with(&mut self.conversation, &mut summarizer)
         };
-        (CompactionRecord::of(&done), done.limit)
+        let mut record = CompactionRecord::of(&done);
+        let keep = self.compactor.policy().keep_recent_turns;
+        let counter = self.options.true_counter.as_ref();
+        fidelity::note(&mut record, (done.limit, keep), counter, &self.conversation, &before);
+        (record, done.limit)
     }
 
     fn call(
@@ -321,7 +327,7 @@ impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
             limit: summary.limit,
             estimated_tokens: summary.estimated_tokens,
             compaction: None,
-            retry: false,
+            retry: summary.attempt > 0,
             tokens_sent: *self.tokens_sent,
             prefix: PrefixChange::default(),
         };

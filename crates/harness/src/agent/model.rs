@@ -124,11 +124,21 @@ impl std::error::Error for ModelError {}
 pub trait Model {
     /// Answers one request.
     fn complete(&mut self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError>;
+
+    /// Of each prompt-cache write billed so far, in order, the tokens no later call read
+    /// (known to a simulated server; a model without one reports none).
+    fn unread_cache_writes(&self) -> Vec<u64> {
+        Vec::new()
+    }
 }
 
 /// A borrowed model is a model, so a caller keeps it (and what it measured) after a run.
 impl<M: Model + ?Sized> Model for &mut M {
     fn complete(&mut self, request: ModelRequest<'_>) -> Result<ModelReply, ModelError> {
         (**self).complete(request)
+    }
+
+    fn unread_cache_writes(&self) -> Vec<u64> {
+        (**self).unread_cache_writes()
     }
 }

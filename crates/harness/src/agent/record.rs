@@ -73,6 +73,7 @@ pub fn call_record(
         latency_s: 0.0,
         prefix_break: false,
         invalidated_tokens: 0,
+        cache_write_unread_tokens: 0,
         limit: place.limit,
         window: place.window,
         compaction: place.compaction,

@@ -95,8 +95,18 @@ pub const VERDICT: Kind = Kind {
     compare: true,
 };
 
+/// The cache waste.
+pub const WASTE: Kind = Kind {
+    stem: "waste",
+    shows: "the cached tokens each configuration's compactions invalidated against the cache writes no \
+            later call read, a point per configuration that completed at its means over the seeds with \
+            their 95% intervals",
+    plot: false,
+    compare: true,
+};
+
 /// Every kind, in the order a scenario's charts come.
-pub const KINDS: [Kind; 7] = [VERDICT, WELL, BILL, SWEEP_TOKENS, SWEEP_FACTS, COST, FRONTIER];
+pub const KINDS: [Kind; 8] = [VERDICT, WASTE, WELL, BILL, SWEEP_TOKENS, SWEEP_FACTS, COST, FRONTIER];
 
 /// The kind of the chart named `name`, if any.
 pub fn kind_of(name: &str) -> Option<Kind> {

@@ -10,6 +10,7 @@ mod layout;
 mod panels;
 mod sweep_charts;
 mod verdict_chart;
+mod waste_chart;
 
 pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
 pub use draw::{DrawError, layout, png, svg};
@@ -17,6 +18,7 @@ pub use kinds::{KINDS, Kind, Missing, kind_of};
 pub use layout::{Layout, Rect};
 pub use sweep_charts::{Point, frontier, pareto, points, sweep_curves};
 pub use verdict_chart::verdict_chart;
+pub use waste_chart::waste_chart;
 
 use crate::report::ResultRow;
 use crate::trace::CallRecord;

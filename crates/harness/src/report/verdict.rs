@@ -4,7 +4,7 @@
 pub use super::labels::Labels;
 use super::labels::{mean, money};
 use super::table::{align, markdown_table, room, wrap_names};
-use super::verdict_line::verdict_line;
+use super::verdict_line::{loops, verdict_line};
 use crate::human::{count, percent, thousands, wrap};
 use crate::verdict::{Config, Group, Objective, Suite, Verdict, fraction, signed};
 
@@ -147,8 +147,9 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labe
     };
     // Names that do not fit wrap onto rows of their own; why a group is out goes below it.
     let mut rows: Vec<Vec<String>> = Vec::new();
-    // Per row: whether it is out, and the reason to print after it.
-    let mut marks: Vec<(bool, Option<&str>)> = Vec::new();
+    // Per row: whether it is out, and the reason to print after it (why it is out, or why it
+    // could not fit all the same).
+    let mut marks: Vec<(bool, Option<String>)> = Vec::new();
     for ((rank, names, group), mut figures) in groups.into_iter().zip(figures) {
         let mut wrapped = wrap_names(&names, width).into_iter();
         figures[1] = wrapped.next().unwrap_or_default();
@@ -161,7 +162,7 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labe
             marks.push((rank.is_none(), None));
         }
         if let Some(last) = marks.last_mut() {
-            last.1 = group.why.as_deref();
+            last.1 = group.why.clone().or_else(|| group.lead().unfit());
         }
     }
     let table = align(&TERMINAL_HEADERS, &rows, &[1], INDENT);
@@ -189,6 +190,9 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labe
         "  ",
         "    ",
     ));
+    if let Some(loops) = loops(verdict, labels) {
+        out.push_str(&wrap(&format!("↻ {loops}"), WIDTH, "  ", "    "));
+    }
     out
 }
 

@@ -223,3 +223,27 @@ pub fn trade(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> O
     }
     (!parts.is_empty()).then(|| parts.join("; "))
 }
+
+/// The runs that loop (DESIGN §23), most first: each configuration whose compactions thrash,
+/// with its thrashing compactions a run; `None` when none does.
+pub fn loops(verdict: &Verdict<'_>, labels: &Labels) -> Option<String> {
+    let mut looping: Vec<_> = verdict
+        .groups()
+        .flat_map(|g| &g.configs)
+        .map(|c| (c.mean_of(|m| m.thrash as f64), labels.of_config(c)))
+        .filter(|(thrash, _)| thrash.mean > 0.0)
+        .collect();
+    if looping.is_empty() {
+        return None;
+    }
+    looping.sort_by(|a, b| b.0.mean.total_cmp(&a.0.mean).then_with(|| a.1.cmp(&b.1)));
+    let named: Vec<String> = looping
+        .iter()
+        .map(|(n, label)| format!("{label} {}", mean(*n)))
+        .collect();
+    Some(format!(
+        "compaction loops (compactions a run that freed under a tenth of the limit or came on the call after another; \
+         a lower --target frees more at once): {}",
+        named.join(", ")
+    ))
+}

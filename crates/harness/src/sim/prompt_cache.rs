@@ -34,6 +34,13 @@ pub struct CacheUse {
 pub struct PromptCache {
     mode: CacheMode,
     stored: HashMap<u64, Stored, FixedState>,
+    /// Every write billed, in order: its tokens, and whether a later call read it.
+    writes: Vec<(u64, bool)>,
+    /// The writes no call read yet, by the prefix they ended at (an index into `writes`).
+    unread: HashMap<u64, usize, FixedState>,
+    /// The write of the call being served, billed once it is accepted ([`PromptCache::store`]):
+    /// the segment it ends at, its tokens, and the first segment it writes.
+    pending: Option<(usize, u64, usize)>,
 }
 
 impl PromptCache {
@@ -42,7 +49,17 @@ impl PromptCache {
         PromptCache {
             mode,
             stored: HashMap::with_hasher(FixedState::with_seed(0x63616368)),
+            writes: Vec::new(),
+            unread: HashMap::with_hasher(FixedState::with_seed(0x77726974)),
+            pending: None,
         }
+    }
+
+    /// Forgets every stored prefix: the writes billed stay, those not read yet never will be.
+    pub fn clear(&mut self) {
+        self.stored.clear();
+        self.unread.clear();
+        self.pending = None;
     }
 
     /// The mode.
@@ -112,13 +129,54 @@ impl PromptCache {
                 let read = hit.map_or(0, |k| request.tokens(k));
                 if let Some(k) = hit {
                     self.keep(request, k, now_s + ttl_s as f64);
+                    self.read_writes(request, k);
                 }
                 // What lies between the read and the last mark is written (nothing past it).
                 let end = marks.last().map_or(0, |&k| request.tokens(k));
                 let write = if end >= min { end.saturating_sub(read) } else { 0 };
+                self.pending = match (write > 0, marks.last()) {
+                    (true, Some(&last)) => Some((last, write, hit.map_or(0, |k| k + 1))),
+                    _ => None,
+                };
                 CacheUse { read, write }
             }
         }
+    }
+
+    /// A read of `request`'s prefix up to segment `k` reads every write that ended within it.
+    /// Only writes not read yet are looked for, so the walk stops early once they are all read.
+    fn read_writes(&mut self, request: &Segments, k: usize) {
+        for j in (0..=k).rev() {
+            if self.unread.is_empty() {
+                return;
+            }
+            if let Some(w) = self.unread.remove(&request.chain(j)) {
+                self.writes[w].1 = true;
+            }
+        }
+    }
+
+    /// Bills `write` tokens of `request`, its segments `from..=last`: a write not read before,
+    /// within what is written again, expired unread.
+    fn bill_write(&mut self, request: &Segments, (from, last): (usize, usize), write: u64) {
+        for j in from..=last {
+            if self.unread.is_empty() {
+                break;
+            }
+            self.unread.remove(&request.chain(j));
+        }
+        self.unread.insert(request.chain(last), self.writes.len());
+        self.writes.push((write, false));
+    }
+
+    /// Each write billed so far, in order, with the tokens of it no call read: all of them, or
+    /// none (a read of a prefix reads every write within it). A write whose prefix expired
+    /// before a read, or that the run ended before any read, stays unread.
+    pub fn unread_writes(&self) -> Vec<u64> {
+        self.writes
+            .iter()
+            .map(|&(tokens, read)| if read { 0 } else { tokens })
+            .collect()
     }
 
     /// After an accepted call that ended at `end_s`: `prefix` stores every prefix of its request
@@ -138,6 +196,9 @@ impl PromptCache {
                 }
             }
             CacheMode::Breakpoints { min, ttl_s, .. } => {
+                if let Some((last, write, from)) = self.pending.take() {
+                    self.bill_write(request, (from, last), write);
+                }
                 let until = end_s + ttl_s as f64;
                 for mark in request.breakpoints() {
                     if request.tokens(mark) >= min {
@@ -232,6 +293,34 @@ mod tests {
             completion: 50,
         };
         assert_eq!(sonnet.cost(&billed), 5_235_000_000);
+    }
+
+    #[test]
+    fn breakpoints_a_write_no_later_call_reads_is_unread() {
+        let mut cache = PromptCache::new(CacheMode::BREAKPOINTS);
+        // As above: r1 writes 2,400; r2 reads them and writes 200 more.
+        let r1 = Segments::made_up(&[(1, 1200), (2, 500), (3, 400), (4, 300)]);
+        call(&mut cache, &r1, 0.0);
+        let r2 = r1.with_part(5, 200);
+        call(&mut cache, &r2, 10.0);
+        // A compaction at k = 2: the head's 1,200 are read, 1,100 written; r2's 200 are never
+        // read, and neither is this write, which the run ends on.
+        let compacted = Segments::made_up(&[(1, 1200), (2, 500), (30, 100), (4, 300), (5, 200)]);
+        call(&mut cache, &compacted, 20.0);
+        assert_eq!(cache.unread_writes(), vec![0, 200, 1100]);
+        // One more call that extends it reads the 1,100.
+        call(&mut cache, &compacted.with_part(6, 50), 30.0);
+        assert_eq!(cache.unread_writes(), vec![0, 200, 0, 50]);
+    }
+
+    #[test]
+    fn breakpoints_a_write_that_expired_before_its_read_is_unread() {
+        let mut cache = PromptCache::new(CacheMode::BREAKPOINTS);
+        let r1 = Segments::made_up(&[(1, 1200), (2, 500)]);
+        call(&mut cache, &r1, 0.0);
+        // An hour later (the cache keeps five minutes), the same request writes it all again.
+        call(&mut cache, &r1.with_part(3, 100), 3600.0);
+        assert_eq!(cache.unread_writes(), vec![1700, 1800]);
     }
 
     #[test]

@@ -68,9 +68,9 @@ impl<M: Model> Provider<M> {
         &self.inner
     }
 
-    /// Forgets everything the prompt cache holds.
+    /// Forgets everything the prompt cache holds (what it wrote stays written, and unread).
     pub fn clear_cache(&mut self) {
-        self.cache = PromptCache::new(self.cache.mode().clone());
+        self.cache.clear();
     }
 
     /// The model behind the server, to change.
@@ -163,5 +163,9 @@ impl<M: Model> Model for Provider<M> {
             latency_s,
         };
         Ok(reply)
+    }
+
+    fn unread_cache_writes(&self) -> Vec<u64> {
+        self.cache.unread_writes()
     }
 }

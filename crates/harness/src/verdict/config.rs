@@ -36,6 +36,22 @@ impl<'a> Config<'a> {
         Config { rows, why }
     }
 
+    /// Why it could not fit, when it qualifies all the same: its seed with the highest floor over
+    /// the limit, said as [`cannot_fit`] says it.
+    pub fn unfit(&self) -> Option<String> {
+        let worst = self
+            .rows
+            .iter()
+            .filter(|r| r.metrics.floor_over_limit > 0)
+            .max_by_key(|r| (r.metrics.floor, std::cmp::Reverse(r.settings.seed)))?;
+        let seeds = if self.rows.len() > 1 {
+            format!(" (seed {})", worst.settings.seed)
+        } else {
+            String::new()
+        };
+        cannot_fit(&worst.metrics).map(|why| format!("{why}{seeds}"))
+    }
+
     /// The settings (those of its first seed).
     pub fn settings(&self) -> &'a RunSettings {
         &self.rows[0].settings
@@ -164,7 +180,22 @@ pub fn disqualified(m: &RunMetrics) -> Option<String> {
             count(m.requests, "request")
         ));
     }
+    if !why.is_empty() {
+        why.extend(cannot_fit(m));
+    }
     (!why.is_empty()).then(|| why.join("; "))
+}
+
+/// Why a run could not get under its limit, when what no compaction removes was over it.
+pub fn cannot_fit(m: &RunMetrics) -> Option<String> {
+    (m.floor_over_limit > 0).then(|| {
+        format!(
+            "cannot fit: what no compaction removes (system prompt, tools, first request, kept tail) \
+             reached {} tokens, over the limit in {}",
+            crate::human::thousands(m.floor),
+            count(m.floor_over_limit, "request")
+        )
+    })
 }
 
 /// The rows of each scenario as configurations over their seeds: scenarios in the order they

@@ -124,7 +124,8 @@ impl<'a> Endpoint<'a> {
         };
         for edit in edits {
             let mut compactor = Compactor::new(edit.strategy(), policy.clone(), settings.estimator.counter())
-                .with_server_counter(self.counter.clone());
+                .with_server_counter(self.counter.clone())
+                .with_retries(settings.retries());
             view.limit = compactor.limit();
             let before = count(&view);
             let calls = run.trace.len();
@@ -217,7 +218,8 @@ impl<'a> Endpoint<'a> {
             Ok(policy) => policy,
             Err(e) => return Response::error(format, 400, &e.to_string(), None, None),
         };
-        let mut compactor = Compactor::new(strategy, policy, settings.estimator.counter());
+        let mut compactor =
+            Compactor::new(strategy, policy, settings.estimator.counter()).with_retries(settings.retries());
         let mut seen = incoming.conversation.clone();
         let calls = run.trace.len();
         let mut on_call = |_: &CallRecord| {};
