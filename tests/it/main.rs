@@ -18,6 +18,7 @@ mod cli_compact;
 mod cli_gate;
 mod cli_replay;
 mod cli_sweep;
+mod fidelity_published;
 mod fleet;
 mod import;
 mod import_sessions;
