@@ -19,6 +19,7 @@ mod cli_gate;
 mod cli_replay;
 mod cli_sweep;
 mod fidelity;
+mod fidelity_published;
 mod fleet;
 mod import;
 mod import_sessions;
