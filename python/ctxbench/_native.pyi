@@ -2,7 +2,7 @@
 name it holds, with its signature as the module declares it (a test holds the two together).
 Messages are dicts in the form ``format`` names (OpenAI chat, Anthropic Messages or OpenAI
 Responses), tool schemas dicts; a summary request is a dict (``system``, ``messages``, ``tools``,
-``keep``, ``ratio``, ``span``, ``estimated_tokens``, ``limit``)."""
+``keep``, ``ratio``, ``span``, ``estimated_tokens``, ``limit``, ``attempt``)."""
 
 from typing import Any, Callable, Dict, Iterable, List, Optional, Protocol, Tuple, Union, final
 

@@ -102,8 +102,13 @@ def test_summaries_are_written_by_a_function_sync_or_async():
 
 
 def test_a_failed_summary_leaves_the_history_and_an_error_ends_the_compaction():
-    kept, report = Compactor("summarize", 1000).compact(conversation(4), summarize=lambda r: None)
-    assert report.summary_calls == 1 and report.dropped == 0 and kept == conversation(4)
+    attempts = []
+    kept, report = Compactor("summarize", 1000).compact(
+        conversation(4), summarize=lambda r: attempts.append(r["attempt"])
+    )
+    # A failed call is asked again twice, then the history stays as it was.
+    assert attempts == [0, 1, 2]
+    assert report.summary_calls == 3 and report.dropped == 0 and kept == conversation(4)
 
     def broken(request):
         raise RuntimeError("the model is down")

@@ -221,7 +221,7 @@ impl ServerArgs {
             tokenizer: self.tokenizer.tokenizer,
             overflow: self.overflow,
             on_overflow: self.on_overflow,
-            compaction_retries: self.compaction_retries,
+            retries_per_compaction: self.compaction_retries,
             max_turns: self.max_turns,
             seed: self.seed,
             summarizer: self.profiles.summarizer.clone(),

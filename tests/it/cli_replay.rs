@@ -34,7 +34,7 @@ fn compare_is_deterministic_and_writes_reports() {
             .or_default() += 1;
     }
     let scenarios: std::collections::BTreeSet<&String> = runs.keys().map(|k| &k.0).collect();
-    assert_eq!(scenarios.len(), 11, "every scenario");
+    assert_eq!(scenarios.len(), 12, "every scenario");
     for standard in [
         "none",
         "drop",
@@ -43,17 +43,17 @@ fn compare_is_deterministic_and_writes_reports() {
     ] {
         assert_eq!(
             runs.keys().filter(|k| k.1 == standard && k.2 == "0.8").count(),
-            11,
+            12,
             "{standard}"
         );
     }
     assert!(runs.values().all(|&n| n == 1 || n == 20), "{runs:?}");
     assert!(runs.values().any(|&n| n == 1) && runs.values().any(|&n| n == 20));
-    assert!(csv.starts_with("scenario,strategy,window,threshold,target,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,max_turns,price,cache,idle_s,latency,summarizer,model_profile,seed,"));
+    assert!(csv.starts_with("scenario,strategy,window,threshold,target,keep_recent_turns,reply_reserve,estimator,tokenizer,overflow,on_overflow,retries_per_compaction,max_turns,price,cache,idle_s,latency,summarizer,model_profile,seed,"));
     let traces = std::fs::read_dir(a.join("traces")).expect("traces/").count();
     let configurations =
         ctxbench_harness::settings::STANDARD_STRATEGIES.len() + ctxbench_harness::settings::NATIVE_DEFAULTS.len();
-    assert_eq!(traces, 11 * configurations, "one trace per scenario and strategy");
+    assert_eq!(traces, 12 * configurations, "one trace per scenario and strategy");
     let trace = read(a.join("traces/bike-shop-return--drop.jsonl"));
     let first: serde_json::Value =
         serde_json::from_slice(trace.split(|b| *b == b'\n').next().expect("a line")).expect("JSON");
@@ -95,7 +95,7 @@ fn validate_names_what_is_wrong() {
             .lines()
             .filter(|l| l.starts_with("ok "))
             .count(),
-        11
+        12
     );
 
     let dir = scratch("validate");

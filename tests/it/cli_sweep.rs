@@ -27,7 +27,7 @@ fn same_outputs(a: &std::path::Path, b: &std::path::Path) {
 
 #[test]
 fn a_thousand_configurations_whatever_the_threads() {
-    // 11 scenarios × 2 strategies × 10 thresholds × 5 keeps, one seed each.
+    // 12 scenarios × 2 strategies × 10 thresholds × 5 keeps, one seed each.
     let dir = scratch("threads");
     let grid = [
         "--seeds",
@@ -41,7 +41,7 @@ fn a_thousand_configurations_whatever_the_threads() {
     ];
     let (stdout, stderr) = sweep(&[&grid[..], &["--jobs", "2"]].concat(), &dir.join("two"));
     assert!(
-        stderr.contains("swept 1,100 configurations, 1,100 runs, in "),
+        stderr.contains("swept 1,200 configurations, 1,200 runs, in "),
         "the time it took is printed: {stderr}"
     );
     assert!(stdout.contains("best per scenario (fewest facts lost, then lowest cost;"));
@@ -54,7 +54,7 @@ fn a_thousand_configurations_whatever_the_threads() {
     sweep(&[&grid[..], &["--jobs", "1"]].concat(), &dir.join("one"));
     same_outputs(&dir.join("two"), &dir.join("one"));
     let csv = String::from_utf8(read(dir.join("two/results.csv"))).expect("UTF-8");
-    assert_eq!(csv.lines().count(), 1101);
+    assert_eq!(csv.lines().count(), 1201);
     // Rows are written in their final order as they are measured: nothing is sorted at the
     // end, and the file is already in the order merge and the gate expect.
     let rows = ctxbench_harness::report::read_csv(&csv).expect("rows");
@@ -70,7 +70,7 @@ fn a_thousand_configurations_whatever_the_threads() {
     }
     // results.json holds the same rows, read back from results.csv one at a time.
     let json: serde_json::Value = serde_json::from_slice(&read(dir.join("two/results.json"))).expect("JSON");
-    assert_eq!(json["results"].as_array().map(Vec::len), Some(1100));
+    assert_eq!(json["results"].as_array().map(Vec::len), Some(1200));
 }
 
 #[test]
@@ -126,10 +126,10 @@ fn shards_merge_into_the_whole() {
         best(&whole_out),
         "the sweep's best per scenario, by the same rule"
     );
-    // 11 scenarios × (drop + mask with m in {2, 5}) × 2 thresholds × 3 keeps × 2 seeds.
+    // 12 scenarios × (drop + mask with m in {2, 5}) × 2 thresholds × 3 keeps × 2 seeds.
     assert_eq!(
         String::from_utf8(whole).expect("UTF-8").lines().count(),
-        1 + 11 * 3 * 2 * 3 * 2
+        1 + 12 * 3 * 2 * 3 * 2
     );
     // The same shard twice is caught.
     let twice = ctxbench()

@@ -116,3 +116,19 @@ impl Serialize for ResultRow {
         self.columns().serialize(serializer)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_setting_shares_its_column_with_a_figure() {
+        let settings = serde_json::to_value(RunSettings::new(ctxbench_compact::compact::Strategy::none()));
+        let figures = serde_json::to_value(RunMetrics::default());
+        let (Ok(Value::Object(settings)), Ok(Value::Object(figures))) = (settings, figures) else {
+            panic!("both are objects");
+        };
+        let shared: Vec<&String> = settings.keys().filter(|k| figures.contains_key(*k)).collect();
+        assert!(shared.is_empty(), "a column would hold two values: {shared:?}");
+    }
+}

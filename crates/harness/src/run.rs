@@ -127,11 +127,7 @@ fn run_loop<M: Model>(
     }
     let unread = agent.model.unread_cache_writes();
     let mut trace = agent.into_trace();
-    // Each write the cache billed is a call's `cache_write_tokens`, in the same order.
-    let writers = trace.iter_mut().filter(|r| r.cache_write_tokens > 0);
-    for (record, unread) in writers.zip(unread) {
-        record.cache_write_unread_tokens = unread;
-    }
+    note_unread(&mut trace, unread);
     let strategy = settings.strategy.to_string();
     for record in &mut trace {
         record.scenario.clone_from(&scenario.name);
@@ -143,6 +139,16 @@ fn run_loop<M: Model>(
         metrics,
         stopped,
     })
+}
+
+/// Puts in each call that wrote to the prompt cache what of its write no later call read:
+/// `unread`, the server's writes in order ([`Model::unread_cache_writes`]), which are the calls'
+/// non-zero `cache_write_tokens` in the same order.
+pub(crate) fn note_unread(trace: &mut [CallRecord], unread: Vec<u64>) {
+    let writers = trace.iter_mut().filter(|r| r.cache_write_tokens > 0);
+    for (record, unread) in writers.zip(unread) {
+        record.cache_write_unread_tokens = unread;
+    }
 }
 
 /// Judges a live model's facts, when it reports none: when it answers a request, each fact the

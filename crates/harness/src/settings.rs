@@ -93,7 +93,7 @@ pub struct RunSettings {
     /// Summary calls made again after a failed one (`--compaction-retries`); a results file
     /// written before it read as the default.
     #[serde(default = "default_retries")]
-    pub compaction_retries: u32,
+    pub retries_per_compaction: u32,
     /// Agent and refetch calls per request; `None` takes the scenario's.
     pub max_turns: Option<usize>,
     /// What tokens cost: a model of the price table, or numbers; `None` (`--price none`): cost
@@ -200,7 +200,7 @@ impl RunSettings {
             tokenizer: RunSettings::DEFAULT_TOKENIZER,
             overflow: RunSettings::DEFAULT_OVERFLOW,
             on_overflow: RunSettings::DEFAULT_ON_OVERFLOW,
-            compaction_retries: Retries::DEFAULT.retries,
+            retries_per_compaction: Retries::DEFAULT.retries,
             max_turns: None,
             cache: RunSettings::default_price().cache,
             price: Some(RunSettings::default_price()),
@@ -248,11 +248,11 @@ impl RunSettings {
         Ok(policy)
     }
 
-    /// How the compactor retries failed summary calls: `compaction_retries`, and the breaker's
+    /// How the compactor retries failed summary calls: `retries_per_compaction`, and the breaker's
     /// defaults ([`Retries::DEFAULT`]).
     pub fn retries(&self) -> Retries {
         Retries {
-            retries: self.compaction_retries,
+            retries: self.retries_per_compaction,
             ..Retries::DEFAULT
         }
     }
@@ -282,7 +282,7 @@ impl RunSettings {
             tokenizer,
             overflow,
             on_overflow,
-            compaction_retries,
+            retries_per_compaction,
             max_turns,
             price,
             cache,
@@ -304,7 +304,7 @@ impl RunSettings {
             && *tokenizer == other.tokenizer
             && *overflow == other.overflow
             && *on_overflow == other.on_overflow
-            && *compaction_retries == other.compaction_retries
+            && *retries_per_compaction == other.retries_per_compaction
             && *max_turns == other.max_turns
             && *price == other.price
             && *cache == other.cache
@@ -335,7 +335,7 @@ impl RunSettings {
             .then_with(|| x.tokenizer.as_str().cmp(y.tokenizer.as_str()))
             .then_with(|| x.overflow.as_str().cmp(y.overflow.as_str()))
             .then_with(|| x.on_overflow.as_str().cmp(y.on_overflow.as_str()))
-            .then(x.compaction_retries.cmp(&y.compaction_retries))
+            .then(x.retries_per_compaction.cmp(&y.retries_per_compaction))
             .then(x.max_turns.cmp(&y.max_turns))
             .then_with(|| price_text(&x.price).cmp(&price_text(&y.price)))
             .then_with(|| x.cache.to_string().cmp(&y.cache.to_string()))

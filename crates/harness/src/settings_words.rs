@@ -25,7 +25,7 @@ impl RunSettings {
             ("tokenizer", self.tokenizer.to_string()),
             ("overflow", self.overflow.to_string()),
             ("on-overflow", self.on_overflow.to_string()),
-            ("compaction retries", self.compaction_retries.to_string()),
+            ("compaction retries", self.retries_per_compaction.to_string()),
             ("max turns", self.max_turns.map_or(per("scenario"), |n| n.to_string())),
             ("price", price_text(&self.price)),
             ("cache", self.cache.to_string()),

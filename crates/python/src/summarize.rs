@@ -50,6 +50,7 @@ impl<'py> PySummarizer<'py> {
         dict.set_item("span", request.ask.span.as_ref().map(|r| (r.start, r.end)))?;
         dict.set_item("estimated_tokens", request.estimated_tokens)?;
         dict.set_item("limit", request.limit)?;
+        dict.set_item("attempt", request.attempt)?;
         Ok(dict)
     }
 

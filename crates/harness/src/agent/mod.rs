@@ -23,7 +23,7 @@ use crate::agent::tools::Tools;
 use crate::billing::price::Price;
 use crate::billing::segments::{PrefixChange, PrefixTracker, Segments};
 use crate::trace::CallKind;
-use crate::trace::{CallRecord, CompactionRecord};
+use crate::trace::{CallRecord, CompactionRecord, Outcome};
 
 ctxbench_compact::named! {
     /// What the loop does when the server rejects a request as too long (`--on-overflow`).
@@ -203,7 +203,13 @@ impl<M: Model, T: Tools> Agent<M, T> {
             request,
             on_call,
         };
-        let before = fidelity::fingerprints(&self.conversation.messages);
+        // `none` removes nothing: no floor, no headroom to speak of.
+        let noted = !self.compactor.strategy().is_none();
+        let before = if noted {
+            fidelity::fingerprints(&self.conversation.messages)
+        } else {
+            Vec::new()
+        };
         let done: Compaction = if after_overflow {
             let counter = self.options.true_counter.clone();
             self.compactor
@@ -214,7 +220,9 @@ impl<M: Model, T: Tools> Agent<M, T> {
         let mut record = CompactionRecord::of(&done);
         let keep = self.compactor.policy().keep_recent_turns;
         let counter = self.options.true_counter.as_ref();
-        fidelity::note(&mut record, (done.limit, keep), counter, &self.conversation, &before);
+        if noted {
+            fidelity::note(&mut record, (done.limit, keep), counter, &self.conversation, &before);
+        }
         (record, done.limit)
     }
 
@@ -308,6 +316,11 @@ pub(crate) struct LoopSummarizer<'a, M> {
 
 impl<M: Model> Summarizer for LoopSummarizer<'_, M> {
     fn summarize(&mut self, summary: &SummaryRequest) -> Option<String> {
+        // A retry sends the same request: one the server rejected as too long, it rejects again.
+        let rejected = |r: &CallRecord| r.kind == CallKind::Summary && r.outcome == Outcome::Overflow;
+        if summary.attempt > 0 && self.trace.last().is_some_and(rejected) {
+            return None;
+        }
         let req = ModelRequest {
             kind: CallKind::Summary,
             system: summary.system.as_ref(),

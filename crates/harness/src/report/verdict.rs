@@ -147,9 +147,11 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labe
     };
     // Names that do not fit wrap onto rows of their own; why a group is out goes below it.
     let mut rows: Vec<Vec<String>> = Vec::new();
-    // Per row: whether it is out, and the reason to print after it (why it is out, or why it
-    // could not fit all the same).
+    // Per row: whether it is out, and the reason to print after it.
     let mut marks: Vec<(bool, Option<String>)> = Vec::new();
+    // Why qualifying runs could not fit, each said once with the runs it is said of.
+    let mut unfits: Vec<(String, Vec<String>)> = Vec::new();
+    let names_of = |g: &Group<'_>| g.configs.iter().map(|c| labels.of_config(c)).collect::<Vec<_>>();
     for ((rank, names, group), mut figures) in groups.into_iter().zip(figures) {
         let mut wrapped = wrap_names(&names, width).into_iter();
         figures[1] = wrapped.next().unwrap_or_default();
@@ -162,7 +164,15 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labe
             marks.push((rank.is_none(), None));
         }
         if let Some(last) = marks.last_mut() {
-            last.1 = group.why.clone().or_else(|| group.lead().unfit());
+            last.1 = group.why.clone();
+        }
+        if group.why.is_none() {
+            if let Some(unfit) = group.lead().unfit() {
+                match unfits.iter_mut().find(|(why, _)| *why == unfit) {
+                    Some((_, names)) => names.extend(names_of(group)),
+                    None => unfits.push((unfit, names_of(group))),
+                }
+            }
         }
     }
     let table = align(&TERMINAL_HEADERS, &rows, &[1], INDENT);
@@ -183,6 +193,9 @@ pub fn scenario_text(verdict: &Verdict<'_>, objective: &Objective, labels: &Labe
             text = format!("\x1b[2m{}\x1b[0m\n", text.trim_end_matches('\n'));
         }
         out.push_str(&text);
+    }
+    for (why, names) in unfits {
+        out.push_str(&wrap(&format!("  {}: {why}", names.join(", ")), limit, "", "    "));
     }
     out.push_str(&wrap(
         &format!("→ {}", verdict_line(verdict, objective, labels)),

@@ -224,14 +224,14 @@ pub fn trade(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> O
     (!parts.is_empty()).then(|| parts.join("; "))
 }
 
-/// The runs that loop (DESIGN §23), most first: each configuration whose compactions thrash,
-/// with its thrashing compactions a run; `None` when none does.
+/// The runs that loop (DESIGN §23), most first: each configuration whose compactions thrash at
+/// least once a run on average, with its thrashing compactions a run; `None` when none does.
 pub fn loops(verdict: &Verdict<'_>, labels: &Labels) -> Option<String> {
     let mut looping: Vec<_> = verdict
         .groups()
         .flat_map(|g| &g.configs)
         .map(|c| (c.mean_of(|m| m.thrash as f64), labels.of_config(c)))
-        .filter(|(thrash, _)| thrash.mean > 0.0)
+        .filter(|(thrash, _)| thrash.mean >= 1.0)
         .collect();
     if looping.is_empty() {
         return None;

@@ -601,12 +601,10 @@ impl<'a> Endpoint<'a> {
                     strategy,
                     ..self.config.settings.clone()
                 };
-                let row = ResultRow::new(
-                    &self.scenario.name,
-                    settings,
-                    metrics(self.scenario, &run.trace, completed),
-                );
-                (row, run.trace.clone())
+                let mut trace = run.trace.clone();
+                crate::run::note_unread(&mut trace, run.server.unread_cache_writes());
+                let row = ResultRow::new(&self.scenario.name, settings, metrics(self.scenario, &trace, completed));
+                (row, trace)
             })
             .collect()
     }
