@@ -333,6 +333,9 @@ pub fn html(page: &Page<'_>) -> String {
                     "<p class=\"verdict{none}\">{}</p>\n",
                     escape(&verdict_line(v, &suite.objective, &labels))
                 ));
+                if let Some(loops) = super::verdict_line::loops(v, &labels) {
+                    out.push_str(&format!("<p class=\"loops\">{}</p>\n", escape(&loops)));
+                }
                 out.push_str(&super::use_lines::use_html(v, escape));
                 out.push_str(&sensitivity_strip(v, &labels));
                 let (headers, rows) = scenario_cells(v, &labels);

@@ -244,8 +244,9 @@ pub(crate) fn scenario_cells(verdict: &Verdict<'_>, labels: &Labels) -> (Vec<&'s
 pub fn scenario_markdown(verdict: &Verdict<'_>, objective: &Objective, labels: &Labels) -> String {
     let (headers, rows) = scenario_cells(verdict, labels);
     let rows: Vec<Vec<String>> = rows.into_iter().map(|line| line.cells).collect();
+    let loops = loops(verdict, labels).map_or(String::new(), |l| format!("\n**Loops:** {l}.\n"));
     format!(
-        "### {}\n\n{}\n**Verdict:** {}.\n",
+        "### {}\n\n{}\n**Verdict:** {}.\n{loops}",
         heading(verdict),
         markdown_table(&headers, &rows, &[1, HEADERS.len()]),
         verdict_line(verdict, objective, labels)

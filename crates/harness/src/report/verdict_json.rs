@@ -97,6 +97,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
                 "scenario": v.scenario,
                 "pick": v.pick().map(Config::strategy),
                 "verdict": verdict_line(v, objective, &labels),
+                "loops": super::verdict_line::loops(v, &labels),
                 "use": v.pick().map(use_json),
                 "ranked": v.ranked.iter().map(|g| entry(g, v.pick())).collect::<Vec<_>>(),
                 "disqualified": v.disqualified.iter().map(|g| entry(g, None)).collect::<Vec<_>>(),
