@@ -75,7 +75,7 @@ fn errors_name_the_file_request_and_step() {
     );
     check(
         |v| v["facts"]["code"]["kind"] = json!("colour"),
-        "t.json:1:166: not a scenario: `colour` is not one of id, number, decision, path, command or detail",
+        "t.json:1:166: not a scenario: `colour` is not one of id, number, decision, path, artifact, command or detail",
     );
     check(
         |v| v["requests"][0]["before"] = json!([{"role": "tool", "tool_call_id": "c", "content": "x"}]),
