@@ -159,8 +159,8 @@ fn without_heredoc_bodies(text: &str) -> String {
         let mut rest = line;
         while let Some(at) = rest.find("<<") {
             let after = &rest[at + 2..];
-            if after.starts_with('<') {
-                rest = &after[1..];
+            if let Some(here_string) = after.strip_prefix('<') {
+                rest = here_string;
                 continue;
             }
             let tabs = after.starts_with('-');

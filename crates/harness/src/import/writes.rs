@@ -236,7 +236,7 @@ mod tests {
             needed_by: vec![(0, 1)],
         };
         let facts = writes.into_facts(vec![found], Some((0, 2)));
-        let got: Vec<(&str, FactKind, usize, Vec<(usize, usize)>)> = facts
+        let got: Vec<_> = facts
             .iter()
             .map(|f| (f.value.as_str(), f.kind, f.source, f.needed_by.clone()))
             .collect();
