@@ -22,20 +22,22 @@ pub fn run(_args: ProfilesArgs) -> anyhow::Result<ExitCode> {
     for (k, p) in summarizers().into_iter().enumerate() {
         let default = if k == 0 { " (default)" } else { "" };
         sayln!("\n  {}{default}: {}", p.name, p.about);
-        let keep: Vec<String> = ["told", "decision", "path", "number", "id", "detail", "command"]
-            .iter()
-            .map(|kind| {
-                let curve = p.keep.get(*kind).map(|c| {
-                    let points: Vec<[f64; 2]> = c.clone().into();
-                    points
-                        .iter()
-                        .map(|[r, q]| format!("{q} at {r}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                });
-                format!("    keep {kind:<8} {}", curve.unwrap_or_default())
-            })
-            .collect();
+        let keep: Vec<String> = [
+            "told", "decision", "path", "artifact", "number", "id", "detail", "command",
+        ]
+        .iter()
+        .map(|kind| {
+            let curve = p.keep.get(*kind).map(|c| {
+                let points: Vec<[f64; 2]> = c.clone().into();
+                points
+                    .iter()
+                    .map(|[r, q]| format!("{q} at {r}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            });
+            format!("    keep {kind:<8} {}", curve.unwrap_or_default())
+        })
+        .collect();
         sayln!("    a fact kept, by kind, at the summary's size ratio:");
         for line in keep {
             sayln!("  {line}");

@@ -31,9 +31,11 @@ fn runs(strategy: &str, seeds: u64, with: impl Fn(RunSettings) -> RunSettings) -
 pub fn profile_file(dir: &Path, name: &str, keep: f64, distort: f64, tail: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(dir).expect("mkdir");
     let file = dir.join(format!("{name}.toml"));
-    let kinds = ["told", "decision", "path", "number", "id", "detail", "command"]
-        .map(|k| format!("{k} = [[0.0, {keep}]]"))
-        .join(", ");
+    let kinds = [
+        "told", "decision", "path", "artifact", "number", "id", "detail", "command",
+    ]
+    .map(|k| format!("{k} = [[0.0, {keep}]]"))
+    .join(", ");
     std::fs::write(
         &file,
         format!(

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use ctxbench_compact::fact::FactKind;
 use ctxbench_harness::import::{ImportOptions, Imported, import};
 use ctxbench_harness::scenario::parse_scenario;
 use serde_json::{Value, json};
@@ -75,6 +76,50 @@ fn the_real_traces_replay_byte_for_byte() {
     for file in files {
         assert_faithful(&file);
     }
+}
+
+/// A real mini-swe-agent run: the files its bash commands wrote (heredocs, a copy, a Python
+/// script's `open(…, 'w')`, a redirection) become artifact facts in the order first written,
+/// each needed by the last step; files it only read do not.
+#[test]
+fn the_files_an_agent_wrote_are_artifacts_needed_at_the_end() {
+    let done = assert_faithful(&fixture("traces/mini-swe-deepseek__django__django-14915.json"));
+    let artifacts: Vec<&str> = done
+        .facts
+        .iter()
+        .filter(|f| f.kind == FactKind::Artifact)
+        .map(|f| f.value.as_str())
+        .collect();
+    assert_eq!(
+        artifacts,
+        [
+            "/testbed/reproduce_issue.py",
+            "/testbed/test_hashable.py",
+            "/testbed/test_fix.py",
+            "django/forms/models.py.backup",
+            "patch_modelchoiceiteratorvalue.py",
+            "django/forms/models.py",
+            "/testbed/test_comprehensive.py",
+            "/testbed/run_simple_test.py",
+            "/testbed/test_backward_compat.py",
+            "/testbed/test_backward_compat2.py",
+            "patch.txt",
+        ]
+    );
+    let requests = done.scenario["requests"].as_array().expect("requests");
+    let steps = requests.last().expect("a request")["steps"].as_array().expect("steps");
+    let needs = &steps.last().expect("a step")["needs"];
+    for artifact in &artifacts {
+        assert!(
+            needs.as_array().is_some_and(|n| n.iter().any(|v| v == artifact)),
+            "{artifact}: {needs}"
+        );
+        assert_eq!(done.scenario["facts"][artifact]["kind"], "artifact");
+    }
+    assert!(
+        !artifacts.contains(&"/testbed/tests/model_forms/test_modelchoicefield.py"),
+        "a file it only read"
+    );
 }
 
 /// A conversation with the quirks `walk` takes: two user messages in a row, an assistant message

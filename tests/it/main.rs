@@ -12,6 +12,7 @@ mod fixtures;
 #[path = "../../crates/compact/tests/invariants/generate.rs"]
 mod generate;
 
+mod artifacts;
 mod behaviour;
 mod bill;
 mod cli_compact;

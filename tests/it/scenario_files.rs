@@ -74,8 +74,12 @@ fn errors_name_the_file_request_and_step() {
         "t.json: two facts have the value \"K-77\"; give each fact its own",
     );
     check(
+        |v| v["facts"]["changed"] = json!({"value": "the cart module", "kind": "artifact"}),
+        "t.json: fact \"changed\" is an artifact (a file the agent changed), but its value \"the cart module\" is not a path: a path is one word, without spaces or line breaks",
+    );
+    check(
         |v| v["facts"]["code"]["kind"] = json!("colour"),
-        "t.json:1:166: not a scenario: `colour` is not one of id, number, decision, path, command or detail",
+        "t.json:1:166: not a scenario: `colour` is not one of id, number, decision, path, artifact, command or detail",
     );
     check(
         |v| v["requests"][0]["before"] = json!([{"role": "tool", "tool_call_id": "c", "content": "x"}]),

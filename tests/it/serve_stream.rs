@@ -522,6 +522,7 @@ length = { scale = 1.0, carry = 0.5 }
 keep.told = [[0.0, 1.0], [1.0, 1.0]]
 keep.decision = [[0.0, 1.0], [1.0, 1.0]]
 keep.path = [[0.0, 1.0], [1.0, 1.0]]
+keep.artifact = [[0.0, 1.0], [1.0, 1.0]]
 keep.number = [[0.0, 1.0], [1.0, 1.0]]
 keep.id = [[0.0, 1.0], [1.0, 1.0]]
 keep.detail = [[0.0, 1.0], [1.0, 1.0]]

@@ -236,7 +236,8 @@ impl Param for Vec<String> {
 
 /// Fact kinds separated by `/`.
 impl Param for Vec<FactKind> {
-    const EXPECTED: &'static str = "fact kinds separated by `/` (id, number, decision, path, command, detail)";
+    const EXPECTED: &'static str =
+        "fact kinds separated by `/` (id, number, decision, path, artifact, command, detail)";
     const EXAMPLES: &'static [&'static str] = &["", "id", "id/number/decision", "path/command/detail"];
 
     fn parse(text: &str) -> Option<Vec<FactKind>> {

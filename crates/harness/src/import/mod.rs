@@ -3,7 +3,8 @@
 //!
 //! User messages become requests; each assistant message a step (its calls, or its reply); each
 //! tool result a fixture keyed by the call's name and arguments; tool schemas come from the log's
-//! `tools`, else are inferred from the calls. Facts are found automatically ([`facts`]). Every
+//! `tools`, else are inferred from the calls. Facts are found automatically ([`facts`]); the
+//! files the agent wrote to become `artifact` facts that the last step needs. Every
 //! import is replayed with `none` and a window that never binds, and checked to send, at each
 //! model call, exactly the messages the log had at that point ([`Imported::fidelity`]). A call
 //! log ([`call_log`]) also gives what the provider billed for each call: kept in the scenario
@@ -13,7 +14,9 @@ pub mod call_log;
 pub mod facts;
 mod fidelity;
 pub mod sessions;
+mod shell_writes;
 mod walk;
+mod writes;
 
 use std::collections::BTreeMap;
 
@@ -174,7 +177,8 @@ fn import_with(
             ),
         });
     }
-    let facts = std::mem::take(&mut walked.finder).finish();
+    let last = walked.last_step();
+    let facts = std::mem::take(&mut walked.writes).into_facts(std::mem::take(&mut walked.finder).finish(), last);
     let mut notes = std::mem::take(&mut walked.notes);
     let origin = Origin {
         source_name,

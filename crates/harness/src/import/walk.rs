@@ -6,6 +6,7 @@ use ctxbench_compact::message::{Message, Role};
 use serde_json::{Map, Value};
 
 use super::facts::FactFinder;
+use super::writes::Writes;
 
 /// A logged conversation in a scenario's shape, each part remembering its message's index.
 #[derive(Debug, Default)]
@@ -22,12 +23,20 @@ pub(crate) struct Walked {
     /// The index of each step's assistant message, in order: where the model was called.
     pub calls_at: Vec<usize>,
     pub finder: FactFinder,
+    /// The paths the model's calls wrote to.
+    pub writes: Writes,
 }
 
 impl Walked {
     /// Requests a model turn answered (a last user message nothing answered is not one).
     pub(crate) fn answered_requests(&self) -> usize {
         self.requests.iter().filter(|r| !r.steps.is_empty()).count()
+    }
+
+    /// The last model turn, `(request, step)`.
+    pub(crate) fn last_step(&self) -> Option<(usize, usize)> {
+        let (r, request) = self.requests.iter().enumerate().rfind(|(_, r)| !r.steps.is_empty())?;
+        Some((r, request.steps.len() - 1))
     }
 }
 
@@ -132,7 +141,11 @@ pub(crate) fn walk(messages: &[Message], source_name: &str) -> Result<Walked, Er
                 let texts: Vec<&str> = std::iter::once(text.as_ref())
                     .chain(step.calls.iter().map(|c| c.arguments.as_str()))
                     .collect();
-                w.finder.step((r, w.requests[r].steps.len()), &texts);
+                let at = (r, w.requests[r].steps.len());
+                w.finder.step(at, &texts);
+                for call in &step.calls {
+                    w.writes.call(&call.name, &call.arguments, i, at);
+                }
                 open = !step.calls.is_empty();
                 w.calls_at.push(i);
                 w.requests[r].steps.push(step);

@@ -134,6 +134,19 @@ impl Loader<'_> {
                     ),
                 ));
             }
+            let not_a_path = (spec.kind == FactKind::Artifact)
+                .then(|| super::artifact::why_not_a_path(&spec.value))
+                .flatten();
+            if let Some(why) = not_a_path {
+                return Err(self.err(
+                    None,
+                    None,
+                    format!(
+                        "fact {name:?} is an artifact (a file the agent changed), but its value {:?} is not a path: {why}",
+                        spec.value
+                    ),
+                ));
+            }
             self.facts.push(Fact {
                 name: name.clone(),
                 value: spec.value.clone(),

@@ -2,6 +2,7 @@
 //! and the facts its steps depend on. Loading parses, pads (seeded) and validates; nothing runs
 //! on an invalid scenario.
 
+pub(crate) mod artifact;
 mod file;
 pub(crate) mod fixtures;
 mod load;

@@ -156,9 +156,8 @@ impl SummarizerProfile {
             }
         }
         if let Some(other) = self.keep.keys().find(|k| *k != "told" && FactKind::parse(k).is_none()) {
-            return Err(format!(
-                "keep.{other}: not a fact kind (told, id, number, decision, path, command, detail)"
-            ));
+            let kinds: Vec<&str> = FactKind::ALL.iter().map(|k| k.as_str()).collect();
+            return Err(format!("keep.{other}: not a fact kind (told, {})", kinds.join(", ")));
         }
         Ok(())
     }
@@ -393,6 +392,21 @@ mod tests {
         }
         for p in models() {
             assert!(!p.sources.is_empty(), "{}", p.name);
+        }
+    }
+
+    #[test]
+    fn every_shipped_summarizer_keeps_a_changed_file_worse_than_a_path_below_full_size() {
+        // Factory's probes: every compactor measured kept its artifact trail worst.
+        for p in summarizers() {
+            for ratio in [0.0, 0.0003, 0.01, 0.05, 0.125, 0.5] {
+                let (artifact, path) = (
+                    p.keeps(FactKind::Artifact, false, ratio),
+                    p.keeps(FactKind::Path, false, ratio),
+                );
+                assert!(artifact < path, "{} at {ratio}: {artifact} vs {path}", p.name);
+            }
+            assert_eq!(p.keeps(FactKind::Artifact, false, 1.0), 1.0, "{}", p.name);
         }
     }
 

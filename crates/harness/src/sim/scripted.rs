@@ -298,6 +298,16 @@ impl<'a> ScriptedModel<'a> {
             .map(|t| o200k.text(t))
             .sum();
         let span_tokens = o200k.text(&span);
+        // What the summarizer reads of the span: its texts and the arguments of its calls (a
+        // file the agent wrote is named there only), as a fact is present in a request.
+        let read = {
+            let mut read = span.clone();
+            for call in messages.iter().flat_map(|m| m.calls()) {
+                read.push('\n');
+                read.push_str(call.arguments);
+            }
+            read
+        };
         let profile = self.summarizer.0.clone();
         let asked = ask.ratio * span_tokens.saturating_sub(earlier) as f64 + profile.length.carry * earlier as f64;
         let target = (asked * profile.length.scale).ceil() as u64;
@@ -320,8 +330,8 @@ impl<'a> ScriptedModel<'a> {
         for (f, fact) in self.scenario.facts.iter().enumerate() {
             // Draws per fact, present or not, so that one fact's presence does not shift another's luck.
             let (keep, alter): (f64, f64) = (rng.random(), rng.random());
-            let altered = self.distorted.get(&f).filter(|d| span.contains(d.as_str())).cloned();
-            if !span.contains(&fact.value) && altered.is_none() {
+            let altered = self.distorted.get(&f).filter(|d| read.contains(d.as_str())).cloned();
+            if !read.contains(&fact.value) && altered.is_none() {
                 continue;
             }
             if keep >= profile.keeps(fact.kind, ask.keep.contains(&fact.kind), ratio) {
