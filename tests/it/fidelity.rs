@@ -103,47 +103,36 @@ impl<M: Model> Model for FailingFirst<M> {
     }
 }
 
-#[test]
-fn a_failed_summary_call_is_retried_and_the_run_goes_on() {
+/// The claim-reference probe with its first `fail` summary calls failing, under `settings`.
+fn failing_first(settings: &RunSettings, fail: usize) -> ctxbench_harness::run::RunResult {
     let s = scenario("scenarios/probes/claim-reference.json", 0);
-    let settings = settings(SUMMARIZE);
     let model = FailingFirst {
         inner: ScriptedModel::new(&s, settings.seed),
-        left: 1,
+        left: fail,
     };
-    let m = run_with_model(&s, &settings, model, &mut |_| {})
-        .expect("a window")
-        .metrics;
+    run_with_model(&s, settings, model, &mut |_| {}).expect("a window")
+}
+
+#[test]
+fn a_failed_summary_call_is_retried_and_the_run_goes_on() {
+    let settings = settings(SUMMARIZE);
+    let m = failing_first(&settings, 1).metrics;
     assert_eq!((m.compaction_failures, m.compaction_retries), (1, 1));
     assert!(m.completed && m.compaction_calls > 10);
     // Without retries the failure is a failed compaction, which leaves the history as it was;
     // the next call's compaction tries again, and the run still goes on.
     let no_retries = RunSettings {
         retries_per_compaction: 0,
-        ..settings.clone()
+        ..settings
     };
-    let model = FailingFirst {
-        inner: ScriptedModel::new(&s, settings.seed),
-        left: 1,
-    };
-    let m = run_with_model(&s, &no_retries, model, &mut |_| {})
-        .expect("a window")
-        .metrics;
+    let m = failing_first(&no_retries, 1).metrics;
     assert_eq!((m.compaction_failures, m.compaction_retries), (1, 0));
     assert!(m.completed);
 }
 
 #[test]
 fn after_three_failed_compactions_the_breaker_rests_ten_calls() {
-    let s = scenario("scenarios/probes/claim-reference.json", 0);
-    let settings = settings(SUMMARIZE);
-    let model = FailingFirst {
-        inner: ScriptedModel::new(&s, settings.seed),
-        left: usize::MAX,
-    };
-    let trace = run_with_model(&s, &settings, model, &mut |_| {})
-        .expect("a window")
-        .trace;
+    let trace = failing_first(&settings(SUMMARIZE), usize::MAX).trace;
     // Three compactions of three calls each (one and two retries), then ten that ask for none.
     let summaries: Vec<usize> = trace
         .iter()

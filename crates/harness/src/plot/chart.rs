@@ -169,12 +169,6 @@ impl Chart {
     }
 }
 
-pub(super) fn safe(name: &str) -> String {
-    name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
-        .collect()
-}
-
 /// Traces grouped by scenario, then strategy (in the order first seen).
 pub fn by_scenario(traces: &[Vec<CallRecord>]) -> BTreeMap<String, Vec<&Vec<CallRecord>>> {
     let mut out: BTreeMap<String, Vec<&Vec<CallRecord>>> = BTreeMap::new();

@@ -11,11 +11,9 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::chart::{BILL_PARTS, Chart, MarkKind, Style};
+pub use super::layout::SIZE;
 use super::layout::{LEGEND_TEXT, Layout, Rect, Wanted, legend_entries, measure, place_labels, register_font, wrap};
 use super::panels::{self, PARTS};
-
-/// Width and height of the plot, in pixels; the panels and the legend below it add to the height.
-pub const SIZE: (u32, u32) = (960, 540);
 
 /// The title's font size, and the height of its lines.
 const TITLE: u32 = 22;

@@ -20,10 +20,10 @@ impl Kind {
     /// The file-name stem of this kind's chart of `scenario` (`cost-lunch-break`), with more
     /// parts after it (a sweep curve's strategy).
     pub fn name(&self, scenario: &str, more: &[&str]) -> String {
-        let mut name = format!("{}-{}", self.stem, super::chart::safe(scenario));
+        let mut name = format!("{}-{}", self.stem, safe(scenario));
         for part in more {
             name.push('-');
-            name.push_str(&super::chart::safe(part));
+            name.push_str(&safe(part));
         }
         name
     }
@@ -32,6 +32,13 @@ impl Kind {
     pub fn is(&self, name: &str) -> bool {
         name.strip_prefix(self.stem).is_some_and(|rest| rest.starts_with('-'))
     }
+}
+
+/// `name` as a file name's part: letters, digits and `-` kept, anything else `_`.
+pub(super) fn safe(name: &str) -> String {
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' })
+        .collect()
 }
 
 /// The well.

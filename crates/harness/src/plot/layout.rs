@@ -8,6 +8,9 @@ use std::sync::OnceLock;
 
 use plotters::style::{FontStyle, IntoFont};
 
+/// Width and height of the plot, in pixels; the panels and the legend below it add to the height.
+pub const SIZE: (u32, u32) = (960, 540);
+
 /// A box in pixels: `left` and `top` inside it, `right` and `bottom` just past it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Rect {

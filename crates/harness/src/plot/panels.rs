@@ -7,8 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::chart::{Chart, Panel};
-use super::draw::SIZE;
-use super::layout::{Rect, measure, wrap};
+use super::layout::{Rect, SIZE, measure, wrap};
 
 /// Height of one row of small multiples with one line of title, in pixels: so that their text is
 /// as large as the plot's when the picture is shown at its width.

@@ -7,6 +7,9 @@ use std::fmt;
 use serde::Deserializer;
 use serde::de::{self, Visitor};
 
+/// The largest `length.scale` a profile may give.
+pub(crate) const MOST_SCALE: f64 = 10.0;
+
 /// The bounds of a profile's number.
 #[derive(Clone, Copy)]
 enum Range {
@@ -113,9 +116,9 @@ bounded! {
     /// `length.carry`, a share.
     carry: "length.carry", Range::Probability, "";
     /// `length.scale`: a summary some times the size asked for is a summarizer's doing; past
-    /// [`super::profile::Length::MOST_SCALE`] times it is a typo, and a run would grow without end
+    /// [`MOST_SCALE`] times it is a typo, and a run would grow without end
     /// (issue 46: 1e300 was taken).
-    scale: "length.scale", Range::AboveZeroUpTo(super::profile::Length::MOST_SCALE), " (the summary's size over the size asked for)";
+    scale: "length.scale", Range::AboveZeroUpTo(MOST_SCALE), " (the summary's size over the size asked for)";
     /// `notice`, a probability.
     notice: "notice", Range::Probability, "";
     /// `guess`, a probability.

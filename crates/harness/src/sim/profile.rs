@@ -98,7 +98,7 @@ pub struct Length {
 
 impl Length {
     /// The largest `scale` a profile may give.
-    pub const MOST_SCALE: f64 = 10.0;
+    pub const MOST_SCALE: f64 = bounded::MOST_SCALE;
 }
 
 /// How the simulated summarizer behaves.
