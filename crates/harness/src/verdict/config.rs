@@ -37,7 +37,7 @@ impl<'a> Config<'a> {
     }
 
     /// Why it could not fit, when it qualifies all the same: its seed with the highest floor over
-    /// the limit, said as [`cannot_fit`] says it.
+    /// the limit, said as a disqualified run says it.
     pub fn unfit(&self) -> Option<String> {
         let worst = self
             .rows
