@@ -197,23 +197,29 @@ fn the_compaction_loop_is_counted_for_the_runs_that_loop_and_not_for_one_that_do
     assert_eq!(thrash("drop", None), 0);
 }
 
-#[test]
-fn the_verdict_names_the_runs_that_loop_and_the_floor_where_a_run_cannot_fit() {
-    let dir = scratch("fidelity-loops");
+/// `compare` on the compaction-loop scenario, untuned, with `more` flags: what it printed.
+fn compare_loop(dir: &std::path::Path, more: &[&str]) -> String {
     let out = ctxbench()
         .args([
             "compare",
             "scenarios/compaction-loop.json",
             "--no-tune",
-            "--strategies",
-            "drop,summarize",
+            "--no-plots",
+            "-o",
         ])
-        .args(["--seeds", "2", "--no-plots", "-o"])
-        .arg(&*dir)
+        .arg(dir)
+        .args(more)
         .output()
         .expect("runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{stdout}");
+    stdout
+}
+
+#[test]
+fn the_verdict_names_the_runs_that_loop_and_the_floor_where_a_run_cannot_fit() {
+    let dir = scratch("fidelity-loops");
+    let stdout = compare_loop(&dir, &["--strategies", "drop,summarize", "--seeds", "2"]);
     let loops: String = stdout
         .split('↻')
         .nth(1)
@@ -222,19 +228,7 @@ fn the_verdict_names_the_runs_that_loop_and_the_floor_where_a_run_cannot_fit() {
     assert!(loops.contains("summarize"), "{loops}");
     assert!(!loops.contains("drop"), "{loops}");
     // In a window the kept tail outgrows, each run says what no compaction removes.
-    let out = ctxbench()
-        .args([
-            "compare",
-            "scenarios/compaction-loop.json",
-            "--no-tune",
-            "--strategies",
-            "drop",
-        ])
-        .args(["--seeds", "1", "--window", "1800", "--no-plots", "-o"])
-        .arg(&*dir)
-        .output()
-        .expect("runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = compare_loop(&dir, &["--strategies", "drop", "--seeds", "1", "--window", "1800"]);
     let words = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         words.contains("cannot fit: what no compaction removes") && words.contains("tokens, over the limit in"),
