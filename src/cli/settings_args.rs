@@ -7,7 +7,7 @@
 
 use clap::Args;
 
-use super::values::{decimal, positive, whole};
+use super::values::{decimal, positive, retries, whole};
 use ctxbench_compact::compact::{Retries, Strategy};
 use ctxbench_compact::named::Named;
 use ctxbench_compact::policy::Policy;
@@ -98,10 +98,10 @@ pub struct ServerArgs {
     #[arg(long, value_parser = named::<OnOverflow>(), default_value = RunSettings::DEFAULT_ON_OVERFLOW.as_str())]
     pub on_overflow: OnOverflow,
 
-    /// Summary calls made again after a failed one, within one compaction. After three
+    /// Summary calls made again after a failed one, within one compaction (0 to 10). After three
     /// compactions failed in a row the compactor asks for no summary for ten calls; a failed
     /// compaction leaves the history as it was and the loop goes on.
-    #[arg(long, value_name = "N", default_value_t = Retries::DEFAULT.retries, value_parser = whole::<u32>)]
+    #[arg(long, value_name = "N", default_value_t = Retries::DEFAULT.retries, value_parser = retries)]
     pub compaction_retries: u32,
 
     /// Agent and refetch calls allowed per request; default: the scenario's (its steps plus needs).

@@ -1,6 +1,7 @@
 //! Parsers of numeric flags whose errors are in the user's words ("`abc` is not a whole
 //! number"), not the standard library's ("invalid digit found in string").
 
+use ctxbench_compact::compact::Retries;
 use ctxbench_harness::verdict::Objective;
 
 /// A whole number of 0 or more.
@@ -25,6 +26,19 @@ pub fn positive<T: TryFrom<u64>>(text: &str) -> Result<T, String> {
         return Err("must be at least 1".into());
     }
     T::try_from(n).map_err(|_| format!("{n} is too large"))
+}
+
+/// `--compaction-retries`: 0 to [`Retries::MOST`]; more retries of one summary call is a typo,
+/// and against a live endpoint that keeps failing a run that never ends.
+pub fn retries(text: &str) -> Result<u32, String> {
+    let n: u64 = whole(text)?;
+    if n > u64::from(Retries::MOST) {
+        return Err(format!(
+            "`{text}` is too many: a failed summary call is asked again 0 to {} times",
+            Retries::MOST
+        ));
+    }
+    Ok(n as u32)
 }
 
 /// A decimal number (like 0.8).
@@ -58,6 +72,14 @@ pub fn fact_cost(text: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn retries_are_bounded() {
+        assert_eq!(retries("2"), Ok(2));
+        assert_eq!(retries("10"), Ok(10));
+        assert!(retries("11").is_err_and(|e| e.contains("0 to 10")));
+        assert!(retries("-1").is_err_and(|e| e.contains("below 0")));
+    }
 
     #[test]
     fn says_what_is_wrong_in_words() {

@@ -185,9 +185,12 @@ impl Compactor {
     }
 
     /// Retries failed summary calls and rests after failed compactions as `retries` says
-    /// ([`Retries::DEFAULT`] unless told).
+    /// ([`Retries::DEFAULT`] unless told; at most [`Retries::MOST`] retries).
     pub fn with_retries(mut self, retries: Retries) -> Compactor {
-        self.retries = retries;
+        self.retries = Retries {
+            retries: retries.retries.min(Retries::MOST),
+            ..retries
+        };
         self
     }
 

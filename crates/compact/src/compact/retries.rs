@@ -21,6 +21,10 @@ pub struct Retries {
 }
 
 impl Retries {
+    /// The most retries a caller may ask for (`--compaction-retries`): more of one call is a
+    /// typo, and against a model that keeps failing, a compaction that never ends.
+    pub const MOST: u32 = 10;
+
     /// Two retries; the breaker opens after three failed compactions in a row, for ten calls.
     pub const DEFAULT: Retries = Retries {
         retries: 2,

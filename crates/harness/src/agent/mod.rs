@@ -5,7 +5,7 @@
 //! [`Tools`]. It writes one [`CallRecord`] per model call, summary calls included, and stops
 //! the run when the server rejects a request it cannot recover from.
 
-mod fidelity;
+pub(crate) mod fidelity;
 pub mod model;
 pub mod record;
 pub mod tools;

@@ -128,6 +128,7 @@ impl<'a> Endpoint<'a> {
                 .with_retries(settings.retries());
             view.limit = compactor.limit();
             let before = count(&view);
+            let fingerprints = crate::agent::fidelity::fingerprints(&view.seen.messages);
             let calls = run.trace.len();
             let done = if edit.compacts() {
                 let mut on_call = |_: &CallRecord| {};
@@ -166,7 +167,17 @@ impl<'a> Endpoint<'a> {
                         .push(json!({"type": edit.kind, what: n, "cleared_input_tokens": freed}));
                 }
             }
-            let record = CompactionRecord::of(&done);
+            // What the loop notes of its compactions, noted of the server's as well.
+            let mut record = CompactionRecord::of(&done);
+            let keep = policy.keep_recent_turns;
+            let seen = &view.seen;
+            crate::agent::fidelity::note(
+                &mut record,
+                (done.limit, keep),
+                self.counter.as_ref(),
+                seen,
+                &fingerprints,
+            );
             view.record = Some(match view.record.take() {
                 Some(earlier) => earlier.and(record),
                 None => record,
