@@ -137,8 +137,8 @@ pub struct RunMetrics {
     pub answers_wrong: usize,
     /// Requests in which the pipeline could not get under the limit.
     pub cannot_fit: usize,
-    /// Compactions that freed less than a tenth of the limit, or came on the call right after
-    /// another (a compaction loop); failed ones are not counted.
+    /// Compactions that started over the limit and freed less than a tenth of it, or came on
+    /// the call right after another such (a compaction loop); failed ones are not counted.
     #[serde(default)]
     pub thrash: usize,
     /// The most any compaction could not remove (system prompt, tools, the history up to the

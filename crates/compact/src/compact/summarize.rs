@@ -208,14 +208,13 @@ fn ask(
     // The previous span's last requests first, when the summarizer reads them again.
     let read: Vec<Message> = cx.stash.iter().chain(span).cloned().collect();
     let no_tools = ToolSchemas::default();
-    let request = match p.reads {
+    let mut request = match p.reads {
         Reads::Span => SummaryRequest::fitted(prompt, &read, ask, &fit),
         Reads::Last(budget) => SummaryRequest::trimmed(prompt, &read, budget.resolve(cx.window), ask, &fit),
         Reads::Transcript => SummaryRequest::transcript(prompt, &read, ask, &fit),
         Reads::Agent => SummaryRequest::aligned((cx.system, cx.tools), work.messages(), range, (prompt, ask), &fit),
         Reads::History => SummaryRequest::aligned((cx.system, &no_tools), work.messages(), range, (prompt, ask), &fit),
     };
-    let mut request = request;
     for attempt in 0..=cx.retries {
         request.attempt = attempt;
         if let Some(text) = cx.summarizer.as_mut()?.summarize(&request) {

@@ -82,6 +82,8 @@ pub struct Agent<M, T> {
     /// When the last accepted call ended; `None` before the first.
     last_call_end_s: Option<f64>,
     prefix: PrefixTracker,
+    /// The history's fingerprints before the compaction under way (a buffer kept across calls).
+    before: Vec<u64>,
 }
 
 impl<M: Model, T: Tools> Agent<M, T> {
@@ -104,6 +106,7 @@ impl<M: Model, T: Tools> Agent<M, T> {
             clock_s: 0.0,
             last_call_end_s: None,
             prefix: PrefixTracker::default(),
+            before: Vec::new(),
         }
     }
 
@@ -205,11 +208,11 @@ impl<M: Model, T: Tools> Agent<M, T> {
         };
         // `none` removes nothing: no floor, no headroom to speak of.
         let noted = !self.compactor.strategy().is_none();
-        let before = if noted {
-            fidelity::fingerprints(&self.conversation.messages)
-        } else {
-            Vec::new()
-        };
+        self.before.clear();
+        if noted {
+            self.before
+                .extend(self.conversation.messages.iter().map(Message::fingerprint));
+        }
         let done: Compaction = if after_overflow {
             let counter = self.options.true_counter.clone();
             self.compactor
@@ -221,7 +224,13 @@ impl<M: Model, T: Tools> Agent<M, T> {
         let keep = self.compactor.policy().keep_recent_turns;
         let counter = self.options.true_counter.as_ref();
         if noted {
-            fidelity::note(&mut record, (done.limit, keep), counter, &self.conversation, &before);
+            fidelity::note(
+                &mut record,
+                (done.limit, keep),
+                counter,
+                &self.conversation,
+                &self.before,
+            );
         }
         (record, done.limit)
     }

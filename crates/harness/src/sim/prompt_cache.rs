@@ -129,7 +129,7 @@ impl PromptCache {
                 let read = hit.map_or(0, |k| request.tokens(k));
                 if let Some(k) = hit {
                     self.keep(request, k, now_s + ttl_s as f64);
-                    self.read_writes(request, k);
+                    self.read_writes(request, k, now_s);
                 }
                 // What lies between the read and the last mark is written (nothing past it).
                 let end = marks.last().map_or(0, |&k| request.tokens(k));
@@ -143,9 +143,13 @@ impl PromptCache {
         }
     }
 
-    /// A read of `request`'s prefix up to segment `k` reads every write that ended within it.
-    /// Only writes not read yet are looked for, so the walk stops early once they are all read.
-    fn read_writes(&mut self, request: &Segments, k: usize) {
+    /// A read of `request`'s prefix up to segment `k` at `now_s` reads every write that ended
+    /// within it. A write whose prefix expired can never be read: it is let go unread first, so
+    /// that the walk looks only for writes still alive and stops once they are all found.
+    fn read_writes(&mut self, request: &Segments, k: usize, now_s: f64) {
+        let stored = &self.stored;
+        self.unread
+            .retain(|chain, _| stored.get(chain).is_some_and(|s| s.expires_s >= now_s));
         for j in (0..=k).rev() {
             if self.unread.is_empty() {
                 return;
