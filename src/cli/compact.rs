@@ -19,6 +19,7 @@ use ctxbench_compact::{Compaction, Compactor, Conversation, Format, Policy, Requ
 use ctxbench_harness::human::{percent_change, thousands};
 use serde::Serialize;
 
+use super::output::{err, errln};
 use super::settings_args::{PolicyArgs, TokenizerArg, named};
 
 /// Compact a real conversation and report what the strategy did.
@@ -240,8 +241,8 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
         other => other.context("cannot write the conversation to stdout")?,
     }
     match args.report {
-        ReportFormat::Json => eprintln!("{}", serde_json::to_string(&report).context("writing the report")?),
-        ReportFormat::Text => eprint!("{}", text_report(&report, &done)),
+        ReportFormat::Json => errln!("{}", serde_json::to_string(&report).context("writing the report")?),
+        ReportFormat::Text => err!("{}", text_report(&report, &done)),
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -346,7 +347,7 @@ fn warn_unparsed_arguments(conversation: &Conversation, source_name: &str) {
     for (k, message) in conversation.messages.iter().enumerate() {
         for call in message.calls() {
             if serde_json::from_str::<serde_json::Value>(call.arguments).is_err() {
-                eprintln!(
+                errln!(
                     "warning: {source_name}: messages[{}]: the arguments of tool call {:?} ({}) are not JSON; \
                      a provider would reject this request (they are kept and counted as they are)",
                     k + offset,

@@ -17,7 +17,7 @@ use ctxbench_harness::verdict::{Objective, sensitivities, suite, verdicts};
 
 use super::files::{trace_lines, write_atomic};
 use super::interrupt::{Interrupt, stopped};
-use super::output::say;
+use super::output::{err, errln, say};
 use super::progress::Progress;
 use super::reports::{Reports, stale_note, write_reports};
 use super::scenarios::ScenarioArgs;
@@ -106,13 +106,13 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let objective =
         Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
     if let Some(note) = args.settings.server.bill.cache_note() {
-        eprintln!("{note}");
+        errln!("{note}");
     }
     let base = args.settings.server.seed;
     let seeds = Seeds::parse(&args.seeds, base).map_err(anyhow::Error::msg)?;
     let mut strategies = parse_strategy_list(&spell_strategies(&args.strategies)).context("invalid --strategies")?;
     for twice in dedup_by(&mut strategies, ToString::to_string) {
-        eprintln!("note: --strategies {twice} was given more than once; it runs once");
+        errln!("note: --strategies {twice} was given more than once; it runs once");
     }
     let settings: Vec<RunSettings> = strategies.into_iter().map(|s| args.settings.settings(s)).collect();
 
@@ -230,9 +230,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     };
     say!("{stdout}");
     let given_seeds = matches!(seeds, Seeds::List(_)).then_some(seeds_note.as_str());
-    eprint!("{}", short_settings(&args, &shared, given_seeds, &objective));
+    err!("{}", short_settings(&args, &shared, given_seeds, &objective));
     if let Some(note) = stale_note(&args.out, stale) {
-        eprintln!("{note}");
+        errln!("{note}");
     }
     let wrote = format!(
         "wrote {}/results.csv ({}), {}, verdict.json, summary.md, index.html{} and {} (the first seed's)",
@@ -242,7 +242,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         if args.no_plots { "" } else { ", plots/" },
         count(trace_names.len(), "trace")
     );
-    eprint!("{}", wrap(&wrote, 120, "", "  "));
+    err!("{}", wrap(&wrote, 120, "", "  "));
     Ok(interrupt.exit())
 }
 

@@ -15,7 +15,7 @@ use ctxbench_harness::run::run_scenario;
 use ctxbench_harness::scenario::Scenario;
 
 use super::files::write_atomic;
-use super::output::{say, sayln};
+use super::output::{errln, say, sayln};
 use super::scenarios::{load_all, scenario_files};
 
 /// Compare results with a baseline; exit 1 when something got worse.
@@ -93,7 +93,7 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
         None => run_baseline(&baseline, &args.scenarios)?,
     };
     if !absent.is_empty() && !args.update {
-        eprintln!(
+        errln!(
             "note: {} predates the figures {}; they are not compared (--update adds them)",
             args.baseline.display(),
             absent.join(", ")
@@ -127,7 +127,7 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
         GateFormat::Markdown => say!("{markdown}"),
         GateFormat::Json => {
             sayln!("{}", serde_json::to_string_pretty(&report)?);
-            eprintln!("{}", gate_summary(&report));
+            errln!("{}", gate_summary(&report));
         }
     }
     if report.undecided() {

@@ -19,7 +19,7 @@ use ctxbench_harness::import::{
 use ctxbench_harness::settings::RunSettings;
 
 use super::files::write_atomic;
-use super::output::{say, sayln};
+use super::output::{errln, say, sayln};
 use super::progress::Progress;
 use super::settings_args::{BillArgs, named};
 
@@ -122,7 +122,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
     for pattern in &args.refetchable {
         if !tally.tools.iter().any(|t| ctxbench_harness::import::glob(pattern, t)) {
             let names: Vec<&str> = tally.tools.iter().map(String::as_str).collect();
-            eprintln!(
+            errln!(
                 "warning: --refetchable {pattern} matches no tool of what was imported (its tools: {})",
                 if names.is_empty() {
                     "none".to_owned()
@@ -143,13 +143,13 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         sayln!("{line}");
     }
     if tally.unfaithful > 0 {
-        eprintln!(
+        errln!(
             "warning: {} do not replay their log exactly; their figures are approximate",
             count(tally.unfaithful, "scenario")
         );
     }
     if files.len() > 1 {
-        eprintln!(
+        errln!(
             "imported {} from {}",
             count(tally.names.len(), "conversation"),
             count(files.len(), "file")
@@ -252,11 +252,11 @@ fn write_one(args: &ImportArgs, dir: &Path, source: &str, done: &Imported, tally
         count(done.facts.len(), "fact")
     );
     for note in &done.notes {
-        eprintln!("note: {}: {note}", done.name);
+        errln!("note: {}: {note}", done.name);
     }
     if let Err(difference) = &done.fidelity {
         tally.unfaithful += 1;
-        eprintln!("warning: {}: the replay differs from the log: {difference}", done.name);
+        errln!("warning: {}: the replay differs from the log: {difference}", done.name);
     }
     if let Some(cache) = &done.cache {
         sayln!(

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::output::errln;
 use anyhow::Context;
 
 /// Set once Ctrl-C was pressed.
@@ -30,7 +31,7 @@ impl Interrupt {
     /// finished first, and say so), else success.
     pub fn exit(&self) -> ExitCode {
         if self.0.load(Ordering::SeqCst) {
-            eprintln!("interrupted after the runs: the reports were finished first, and are complete");
+            errln!("interrupted after the runs: the reports were finished first, and are complete");
             return ExitCode::from(130);
         }
         ExitCode::SUCCESS
@@ -39,18 +40,18 @@ impl Interrupt {
 
 /// Says how far the runs got and how to go on; the exit code.
 pub fn stopped(done: usize, planned: usize, what: &str, partial: &Path, resume: Option<&str>) -> ExitCode {
-    eprintln!(
+    errln!(
         "interrupted: {} of {} in {}",
         ctxbench_harness::human::thousands(done as u64),
         ctxbench_harness::human::count(planned, what),
         partial.display()
     );
     if let Some(how) = resume {
-        eprintln!("{how}");
+        errln!("{how}");
     }
     let earlier = partial.with_file_name("results.csv");
     if earlier.exists() {
-        eprintln!(
+        errln!(
             "the other reports in {} are those of an earlier run",
             partial.parent().map_or_else(|| ".".into(), |d| d.display().to_string())
         );

@@ -15,6 +15,7 @@ use ctxbench_harness::sweep::row_order;
 
 use super::files::write_atomic;
 use super::merge_rows::{in_order, merge_streams, twice};
+use super::output::errln;
 
 /// Join the shards of a sweep into the results a single run would write.
 ///
@@ -81,7 +82,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
         write_atomic(&out, &csv(&rows)?)?;
         rows.len()
     };
-    eprintln!(
+    errln!(
         "merged {} from {} into {}",
         count(rows, "row"),
         count(args.files.len(), "file"),

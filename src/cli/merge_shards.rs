@@ -11,7 +11,7 @@ use ctxbench_harness::human::count;
 use ctxbench_harness::sweep::{Objective, Shard};
 
 use super::merge_rows::merge_streams;
-use super::output::sayln;
+use super::output::{errln, sayln};
 use super::reports::stale_note;
 use super::sweep_best::{Kept, best_line, write_sweep_reports};
 use super::sweep_shard::read_fingerprint;
@@ -123,7 +123,7 @@ pub fn merge_folder(folder: &Path, out: Option<&Path>) -> anyhow::Result<ExitCod
     if out.file_name().is_some_and(|n| n == "results.csv") {
         let stale = write_sweep_reports(reports, (&best, held.as_deref()), written, &settings, false, Vec::new())?;
         if let Some(note) = stale_note(reports, stale) {
-            eprintln!("{note}");
+            errln!("{note}");
         }
     }
     sayln!("best per scenario ({}):", objective.describe());
@@ -133,7 +133,7 @@ pub fn merge_folder(folder: &Path, out: Option<&Path>) -> anyhow::Result<ExitCod
             None => sayln!("  {scenario}: no configuration qualifies"),
         }
     }
-    eprintln!(
+    errln!(
         "merged {} from {} of one sweep into {}",
         count(written, "row"),
         count(count_of, "shard"),

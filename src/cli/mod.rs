@@ -36,6 +36,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
+use output::errln;
+
 /// Measures context compaction in LLM agent loops: what each strategy costs and what it breaks.
 #[derive(Debug, Parser)]
 #[command(name = "ctxbench", version, about, long_about = None, max_term_width = 100)]
@@ -94,7 +96,7 @@ pub fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) if err.downcast_ref::<output::ClosedPipe>().is_some() => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {}", words(&err));
+            errln!("error: {}", words(&err));
             ExitCode::from(exit::BAD_INPUT)
         }
     }

@@ -1,5 +1,6 @@
 //! Standard output that a reader may close early (`ctxbench compare | head`): the command then
-//! stops quietly with exit 0, as `cat` does, instead of panicking on the broken pipe.
+//! stops quietly with exit 0, as `cat` does, instead of panicking on the broken pipe. Standard
+//! error likewise (`ctxbench compare 2>&1 | head`): what cannot be written there is let go.
 
 use std::io::Write as _;
 
@@ -36,4 +37,22 @@ macro_rules! sayln {
     ($($arg:tt)*) => { $crate::cli::output::write_out(&(format!($($arg)*) + "\n"))? };
 }
 
-pub(crate) use {say, sayln};
+/// Writes `text` to stderr, letting it go when stderr is closed: notes, progress and errors are
+/// for a reader, and one who has gone needs none of them (`eprint!` would panic instead).
+pub fn write_err(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _gone = err.write_all(text.as_bytes()).and_then(|()| err.flush());
+}
+
+/// `eprintln!` that never panics: a closed stderr loses the line, not the run.
+macro_rules! errln {
+    () => { $crate::cli::output::write_err("\n") };
+    ($($arg:tt)*) => { $crate::cli::output::write_err(&(format!($($arg)*) + "\n")) };
+}
+
+/// `eprint!`, likewise.
+macro_rules! err {
+    ($($arg:tt)*) => { $crate::cli::output::write_err(&format!($($arg)*)) };
+}
+
+pub(crate) use {err, errln, say, sayln};

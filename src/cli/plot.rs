@@ -12,7 +12,7 @@ use ctxbench_harness::trace::CallRecord;
 use ctxbench_harness::verdict::{Objective, Verdict};
 
 use super::files::write_atomic;
-use super::output::sayln;
+use super::output::{errln, sayln};
 
 /// Draw charts (PNG and SVG) from results files, traces, or a reports folder.
 #[derive(Debug, Args)]
@@ -133,9 +133,9 @@ pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
         sayln!("{}/{}.png  {}", args.out.display(), chart.name, chart.title);
     }
     for m in &missing {
-        eprintln!("{}", m.why);
+        errln!("{}", m.why);
     }
-    eprintln!(
+    errln!(
         "wrote {} (PNG and SVG) to {}",
         ctxbench_harness::human::count(charts.len(), "chart"),
         args.out.display()

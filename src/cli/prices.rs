@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use super::output::sayln;
+use super::output::{errln, sayln};
 use clap::Args;
 use ctxbench_harness::billing::price::Price;
 use ctxbench_harness::settings::RunSettings;
@@ -80,6 +80,6 @@ pub fn run(args: PricesArgs) -> anyhow::Result<ExitCode> {
             sayln!("    {}", source.url);
         }
     }
-    eprintln!("prices in US dollars per million tokens; --price NAME picks one, --price none leaves cost out");
+    errln!("prices in US dollars per million tokens; --price NAME picks one, --price none leaves cost out");
     Ok(ExitCode::SUCCESS)
 }

@@ -19,7 +19,7 @@ use ctxbench_harness::trace::{CallRecord, Outcome};
 
 use super::compare::trace_name;
 use super::files::{trace_lines, write_atomic};
-use super::output::{say, sayln};
+use super::output::{errln, say, sayln};
 use super::settings_args::SettingsArgs;
 
 /// Replay one scenario with one strategy, showing each model call as it happens.
@@ -148,11 +148,11 @@ pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
         _ => run_scenario(&scenario, &settings, &mut on_call)?,
     };
     if let Some(reason) = &result.stopped {
-        eprintln!("the run stopped: {reason}");
+        errln!("the run stopped: {reason}");
     }
     if let Some(path) = &trace {
         write_atomic(path, &trace_lines(&result.trace)?)?;
-        eprintln!(
+        errln!(
             "wrote {} ({})",
             path.display(),
             ctxbench_harness::human::count(result.trace.len(), "call")

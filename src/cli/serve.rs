@@ -24,7 +24,7 @@ use ctxbench_harness::settings::{RunSettings, price_text};
 use ctxbench_harness::sim::provider::Overflow;
 
 use super::files::{trace_lines, write_atomic};
-use super::output::{say, sayln};
+use super::output::{errln, say, sayln};
 use super::settings_args::{BillArgs, ProfileArgs, TokenizerArg, named};
 
 /// Serve a scenario as a model's endpoint (OpenAI chat, Anthropic Messages, OpenAI Responses), to
@@ -160,7 +160,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst)).context("cannot catch Ctrl-C")?;
     sayln!("listening on http://{addr}");
     let settings = &endpoint.config().settings;
-    eprintln!(
+    errln!(
         "{} · window {} · tokenizer {} · overflow {} · price {} · cache {} · idle {} · summarizer {} · model {} · seed {} · POST http://{addr}/v1/chat/completions, /v1/messages or /v1/responses · Ctrl-C writes {}",
         scenario.name,
         thousands(settings.window.unwrap_or_default()),
@@ -207,11 +207,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .any(|r| r.settings.format.is_some_and(Format::counts_approximate))
     {
-        eprintln!(
+        errln!(
             "note: the token figures of runs in Anthropic Messages are o200k's approximation of Anthropic's tokenizer"
         );
     }
-    eprintln!(
+    errln!(
         "wrote {}/results.csv, results.json and {}",
         args.out.display(),
         ctxbench_harness::human::count(traces.len(), "trace")

@@ -14,7 +14,7 @@ use ctxbench_harness::settings::RunSettings;
 use ctxbench_harness::sweep::{Objective, Plan};
 
 use super::interrupt::{Interrupt, stopped};
-use super::output::sayln;
+use super::output::{errln, sayln};
 use super::progress::Progress;
 use super::reports::stale_note;
 use super::sweep_args::{LARGE_GRID, SweepArgs};
@@ -30,13 +30,13 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let seeds = Seeds::parse(&args.seeds, args.server.seed).map_err(anyhow::Error::msg)?;
     let base = args.server.seed;
     if let Some(note) = args.server.bill.cache_note() {
-        eprintln!("{note}");
+        errln!("{note}");
     }
     let sharded = shard_of(args.shard.as_deref(), args.shards)?;
     let shard = sharded.as_ref().map(|(s, _)| *s);
     let mut grid = args.grid()?;
     for note in grid.dedup() {
-        eprintln!("note: {note}");
+        errln!("note: {note}");
     }
     let layout = grid.layout()?;
     if layout.is_empty() {
@@ -48,7 +48,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         Seeds::Auto => Seeds::AUTO,
         Seeds::List(list) => list.len(),
     };
-    eprintln!(
+    errln!(
         "sweep: {} × {} = {} (up to {} with {})",
         count(layout.len(), "setting"),
         count(scenario_count, "scenario"),
@@ -71,7 +71,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             );
             match prepare(&args.out, *s, &identity, args.resume)? {
                 Prepared::Done(said) => {
-                    eprintln!("{said}");
+                    errln!("{said}");
                     return Ok(ExitCode::SUCCESS);
                 }
                 Prepared::Run(dir) => dir,
@@ -101,7 +101,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     match load_all(&load, &loaded_seeds[1..], threads, interrupt.flag())? {
         Some(more) => loaded.extend(more),
         None => {
-            eprintln!("interrupted while loading the seeds' scenarios: nothing ran");
+            errln!("interrupted while loading the seeds' scenarios: nothing ran");
             return Ok(ExitCode::from(super::exit::INTERRUPTED));
         }
     }
@@ -130,7 +130,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let index_of = |j: usize| plan.as_ref().map_or(j, |p| p.index(j));
     if let (Some((s, from)), Some(plan)) = (&sharded, &plan) {
         let (share, spread) = plan.share();
-        eprintln!(
+        errln!(
             "shard {}/{} ({from}): {} of {}, {:.1}% of the estimated work (by the scenarios' sizes; the largest shard {:.2}× the smallest)",
             s.index,
             s.count,
@@ -189,7 +189,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         (0, 0, CsvRows::new(file))
     };
     if args.resume {
-        eprintln!(
+        errln!(
             "resuming: {} of {} already in {}",
             thousands(resumed as u64),
             count(planned, "configuration"),
@@ -239,7 +239,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     // A shard's best is of its slice alone: the grid's edges are said of the sweep's, by merge.
     for rows in best.iter().filter(|_| shard.is_none()) {
         for note in grid.edges(&rows[0]) {
-            eprintln!("warning: {note}");
+            errln!("warning: {note}");
         }
     }
     let rows_written = resumed_rows + runs;
@@ -262,10 +262,10 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             .collect(),
     )?;
     if let Some(note) = stale_note(&out, stale) {
-        eprintln!("{note}");
+        errln!("{note}");
     }
     if held.is_none() && !args.no_plots {
-        eprintln!(
+        errln!(
             "note: {} are too many to chart one by one (up to {}); the best per scenario is in summary.md and index.html",
             count(done, "configuration"),
             thousands(HOLD_UP_TO as u64)
@@ -316,7 +316,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         Seeds::Auto => " (none drew at random: each ran once)".to_owned(),
         Seeds::List(_) => String::new(),
     };
-    eprintln!(
+    errln!(
         "swept {}{shard_note}{resumed_note}, {}{replicated_note}, in {:.2} s of runs on {} ({} runs per second), {:.2} s in all; wrote {}",
         count(done, "configuration"),
         count(runs, "run"),

@@ -7,7 +7,7 @@ use clap::Args;
 use ctxbench_harness::human::count;
 use ctxbench_harness::scenario::load_scenario;
 
-use super::output::sayln;
+use super::output::{errln, sayln};
 use super::scenarios::scenario_files;
 
 /// Check scenario files: format, tools, fixtures, facts and needs.
@@ -30,7 +30,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
                     .iter()
                     .find(|(n, _)| *n == s.name)
                     .map(|(_, f)| f.display().to_string());
-                eprintln!(
+                errln!(
                     "error: {}: the name {:?} is already taken by {}; scenario names must be unique (change \"name\" in one of them)",
                     file.display(),
                     s.name,
@@ -52,7 +52,7 @@ pub fn run(args: ValidateArgs) -> anyhow::Result<ExitCode> {
             }
             Err(e) => {
                 bad += 1;
-                eprintln!("error: {e}");
+                errln!("error: {e}");
             }
         }
     }

@@ -417,3 +417,44 @@ fn a_closed_stdout_ends_every_command_quietly() {
         );
     }
 }
+
+#[test]
+fn a_closed_stderr_loses_its_lines_not_the_run() {
+    let dir = scratch("said-closed-stderr");
+    let compared = dir.join("compared");
+    // (the command, the exit it must give): compare writes its settings, progress and notes to
+    // stderr; a file that does not exist is an error said there.
+    let commands: [(&[&str], i32); 3] = [
+        (
+            &[
+                "compare",
+                SCENARIO,
+                "--strategies",
+                "truncate,drop",
+                "--seeds",
+                "2",
+                "--out",
+                text(&compared),
+            ],
+            0,
+        ),
+        (&["validate", SCENARIO], 0),
+        (&["validate", "no-such-scenario.json"], 2),
+    ];
+    for (args, code) in commands {
+        let mut child = Process::new(assert_cmd::cargo::cargo_bin("ctxbench"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        // The reader of stderr goes first (`2>/dev/full`, or a closed `2>&1 | head`).
+        drop(child.stderr.take());
+        let mut stdout = String::new();
+        child.stdout.take().unwrap().read_to_string(&mut stdout).unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "{args:?}: {stdout}");
+    }
+    assert!(compared.join("results.csv").exists(), "compare finished its results");
+}

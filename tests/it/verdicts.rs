@@ -29,12 +29,17 @@ fn the_bundled_suite_ends_with_verdicts_and_a_leaderboard() {
             assert!(entry["why"].as_str().is_some_and(|w| !w.is_empty()), "{entry}");
         }
         // The pick is the first ranked run, or none when nothing qualified; with it, the lines
-        // that construct it (what the Python package and the Rust library take).
+        // that construct it (what the Python and Node packages and the Rust library take).
         assert_eq!(s["pick"], s["ranked"][0]["strategy"]);
         if let Some(pick) = s["pick"].as_str() {
             let brief = pick.parse::<ctxbench_compact::Strategy>().expect("a strategy").brief();
             let python = s["use"]["python"].as_str().expect("a Python line");
             assert!(python.starts_with(&format!("Compactor({brief:?}, window=")), "{python}");
+            let node = s["use"]["node"].as_str().expect("a Node line");
+            assert!(
+                node.starts_with(&format!("new Compactor({brief:?}, {{ window: ")),
+                "{node}"
+            );
             let rust = s["use"]["rust"].as_str().expect("a Rust line");
             assert!(
                 rust.starts_with(&format!("Compactor::new({brief:?}.parse()?, Policy")),

@@ -60,6 +60,10 @@ fn no_tools_chat_names_only_runs_tied_on_every_key_and_says_the_name_decided() {
         run["use"]["python"], "Compactor(\"drop\", window=WINDOW, target=0.4)",
         "{run}"
     );
+    assert_eq!(
+        run["use"]["node"], "new Compactor(\"drop\", { window: WINDOW, target: 0.4 })",
+        "{run}"
+    );
 }
 
 #[test]

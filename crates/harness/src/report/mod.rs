@@ -20,7 +20,7 @@ pub use html::{InlineChart, NoChart, Page, html};
 pub use inline::{png_element, svg_element};
 pub use natives::{Standing, against_natives, standings};
 pub use table::{markdown, table};
-pub use use_lines::use_lines;
+pub use use_lines::{UseLines, use_lines};
 pub use verdict::{
     Labels, Style, scenario_markdown, scenario_text, suite_markdown, suite_text, verdict_markdown, verdict_text,
 };

@@ -1,6 +1,7 @@
-//! A configuration as the code that constructs it, in Python (the `ctxbench` package) and in Rust
-//! (`ctxbench-compact`): what `verdict.json` and the page give for each pick. Only what differs
-//! from the library's defaults is spelt, so the line reads as the verdict does.
+//! A configuration as the code that constructs it, in Python (the `ctxbench` package), in Node
+//! (the npm package `ctxbench`) and in Rust (`ctxbench-compact`): what `verdict.json` and the
+//! page give for each pick. Only what differs from the library's defaults is spelt, so the line
+//! reads as the verdict does.
 
 use ctxbench_compact::Policy;
 use ctxbench_compact::tokens::{CounterKind, Estimator};
@@ -8,8 +9,19 @@ use ctxbench_compact::tokens::{CounterKind, Estimator};
 use crate::settings::RunSettings;
 use crate::verdict::{Config, Verdict};
 
-/// The lines that construct a run's compactor: `(python, rust)`. The Python line is `None` for
-/// an estimator the package does not offer (`usage`). The Rust line compiles as it is:
+/// The lines that construct one configuration's compactor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UseLines {
+    /// `Compactor("drop", window=8000)`; `None` for an estimator the package does not offer
+    /// (`usage`: the package sees no server's counts).
+    pub python: Option<String>,
+    /// `new Compactor("drop", { window: 8000 })`; `None` where the Python line is.
+    pub node: Option<String>,
+    /// `Compactor::new("drop".parse()?, Policy::new(8000), CounterKind::Chars4.counter())`.
+    pub rust: String,
+}
+
+/// The lines that construct a run's compactor. The Rust line compiles as it is:
 ///
 /// ```
 /// use ctxbench_compact::tokens::Estimator;
@@ -21,51 +33,58 @@ use crate::verdict::{Config, Verdict};
 /// # Ok(())
 /// # }
 /// ```
-pub fn use_lines(settings: &RunSettings, window: impl std::fmt::Display) -> (Option<String>, String) {
+pub fn use_lines(settings: &RunSettings, window: impl std::fmt::Display) -> UseLines {
     let strategy = settings.strategy.brief();
     let target = settings.target.filter(|t| *t != settings.threshold);
-    let mut python = vec![format!("{strategy:?}"), format!("window={window}")];
+    // Each option as (Python's name, Node's name, its value as both spell it).
+    let mut options = vec![("window", "window", window.to_string())];
     let mut rust = Vec::new();
     if settings.threshold != Policy::DEFAULT_THRESHOLD {
-        python.push(format!("threshold={}", settings.threshold));
+        options.push(("threshold", "threshold", settings.threshold.to_string()));
         rust.push(format!("threshold: {:?}", settings.threshold));
     }
     if let Some(target) = target {
-        python.push(format!("target={target}"));
+        options.push(("target", "target", target.to_string()));
         rust.push(format!("target: Some({target:?})"));
     }
     if settings.keep_recent_turns != Policy::DEFAULT_KEEP {
-        python.push(format!("keep={}", settings.keep_recent_turns));
+        options.push(("keep", "keep", settings.keep_recent_turns.to_string()));
         rust.push(format!("keep_recent_turns: {}", settings.keep_recent_turns));
     }
     if settings.reply_reserve != Policy::DEFAULT_REPLY_RESERVE {
-        python.push(format!("reply_reserve={}", settings.reply_reserve));
+        options.push(("reply_reserve", "replyReserve", settings.reply_reserve.to_string()));
         rust.push(format!("reply_reserve: {}", settings.reply_reserve));
     }
-    let (estimator_py, estimator_rs) = match settings.estimator {
-        Estimator::Counter(CounterKind::Chars4) => (Some(None), "CounterKind::Chars4.counter()".to_owned()),
-        Estimator::Counter(kind) => (
-            Some(Some(format!("estimator={:?}", kind.as_str()))),
-            format!("{:?}.parse::<Estimator>()?.counter()", kind.as_str()),
-        ),
-        Estimator::Usage => (None, "Estimator::Usage.counter()".to_owned()),
+    let (offered, estimator_rs) = match settings.estimator {
+        Estimator::Counter(CounterKind::Chars4) => (true, "CounterKind::Chars4.counter()".to_owned()),
+        Estimator::Counter(kind) => {
+            options.push(("estimator", "estimator", format!("{:?}", kind.as_str())));
+            (true, format!("{:?}.parse::<Estimator>()?.counter()", kind.as_str()))
+        }
+        Estimator::Usage => (false, "Estimator::Usage.counter()".to_owned()),
     };
     let policy = if rust.is_empty() {
         format!("Policy::new({window})")
     } else {
         format!("Policy {{ {}, ..Policy::new({window}) }}", rust.join(", "))
     };
-    let rust = format!("Compactor::new({strategy:?}.parse()?, {policy}, {estimator_rs})");
-    let python = estimator_py.map(|extra| {
-        python.extend(extra);
-        format!("Compactor({})", python.join(", "))
-    });
-    (python, rust)
+    let python = options.iter().map(|(py, _, value)| format!("{py}={value}"));
+    let node = options.iter().map(|(_, js, value)| format!("{js}: {value}"));
+    UseLines {
+        python: offered.then(|| format!("Compactor({strategy:?}, {})", python.collect::<Vec<_>>().join(", "))),
+        node: offered.then(|| {
+            format!(
+                "new Compactor({strategy:?}, {{ {} }})",
+                node.collect::<Vec<_>>().join(", ")
+            )
+        }),
+        rust: format!("Compactor::new({strategy:?}.parse()?, {policy}, {estimator_rs})"),
+    }
 }
 
 /// The lines that construct a verdict's pick, at the window it ran (its rows' settings are
 /// resolved against the scenario).
-pub(super) fn pick_lines(pick: &Config<'_>) -> (Option<String>, String) {
+pub(super) fn pick_lines(pick: &Config<'_>) -> UseLines {
     let settings = pick.settings();
     use_lines(settings, settings.window.unwrap_or_default())
 }
@@ -75,11 +94,16 @@ pub(super) fn use_html(v: &Verdict<'_>, escape: impl Fn(&str) -> String) -> Stri
     let Some(pick) = v.pick() else {
         return String::new();
     };
-    let (python, rust) = pick_lines(pick);
-    let python = python.map_or(String::new(), |p| format!("Python: <code>{}</code><br>", escape(&p)));
+    let lines = pick_lines(pick);
+    let python = lines
+        .python
+        .map_or(String::new(), |p| format!("Python: <code>{}</code><br>", escape(&p)));
+    let node = lines
+        .node
+        .map_or(String::new(), |n| format!("Node: <code>{}</code><br>", escape(&n)));
     format!(
-        "<p class=\"use\">Use it. {python}Rust: <code>{}</code></p>\n",
-        escape(&rust)
+        "<p class=\"use\">Use it. {python}{node}Rust: <code>{}</code></p>\n",
+        escape(&lines.rust)
     )
 }
 
@@ -93,39 +117,58 @@ mod tests {
 
     #[test]
     fn only_what_differs_from_the_defaults_is_spelt() {
-        let (python, rust) = use_lines(&settings("truncate+drop"), 6000);
-        assert_eq!(python.as_deref(), Some(r#"Compactor("truncate+drop", window=6000)"#));
+        let plain = use_lines(&settings("truncate+drop"), 6000);
         assert_eq!(
-            rust,
+            plain.python.as_deref(),
+            Some(r#"Compactor("truncate+drop", window=6000)"#)
+        );
+        assert_eq!(
+            plain.node.as_deref(),
+            Some(r#"new Compactor("truncate+drop", { window: 6000 })"#)
+        );
+        assert_eq!(
+            plain.rust,
             r#"Compactor::new("truncate+drop".parse()?, Policy::new(6000), CounterKind::Chars4.counter())"#
         );
         let tuned = RunSettings {
             target: Some(0.4),
             keep_recent_turns: 3,
+            reply_reserve: 500,
             estimator: Estimator::Counter(CounterKind::O200k),
             ..settings("truncate:trigger=cold+drop")
         };
-        let (python, rust) = use_lines(&tuned, 128_000);
+        let tuned = use_lines(&tuned, 128_000);
         assert_eq!(
-            python.as_deref(),
-            Some(r#"Compactor("truncate:trigger=cold+drop", window=128000, target=0.4, keep=3, estimator="o200k")"#)
+            tuned.python.as_deref(),
+            Some(
+                r#"Compactor("truncate:trigger=cold+drop", window=128000, target=0.4, keep=3, reply_reserve=500, estimator="o200k")"#
+            )
         );
         assert_eq!(
-            rust,
-            r#"Compactor::new("truncate:trigger=cold+drop".parse()?, Policy { target: Some(0.4), keep_recent_turns: 3, ..Policy::new(128000) }, "o200k".parse::<Estimator>()?.counter())"#
+            tuned.node.as_deref(),
+            Some(
+                r#"new Compactor("truncate:trigger=cold+drop", { window: 128000, target: 0.4, keep: 3, replyReserve: 500, estimator: "o200k" })"#
+            )
+        );
+        assert_eq!(
+            tuned.rust,
+            r#"Compactor::new("truncate:trigger=cold+drop".parse()?, Policy { target: Some(0.4), keep_recent_turns: 3, reply_reserve: 500, ..Policy::new(128000) }, "o200k".parse::<Estimator>()?.counter())"#
         );
         let at_threshold = RunSettings {
             target: Some(0.8),
             ..settings("drop")
         };
         assert_eq!(
-            use_lines(&at_threshold, 10).0.as_deref(),
-            Some(r#"Compactor("drop", window=10)"#)
+            use_lines(&at_threshold, 10).node.as_deref(),
+            Some(r#"new Compactor("drop", { window: 10 })"#)
         );
-        let usage = RunSettings {
-            estimator: Estimator::Usage,
-            ..settings("drop")
-        };
-        assert_eq!(use_lines(&usage, 10).0, None);
+        let usage = use_lines(
+            &RunSettings {
+                estimator: Estimator::Usage,
+                ..settings("drop")
+            },
+            10,
+        );
+        assert_eq!((usage.python, usage.node), (None, None));
     }
 }

@@ -336,10 +336,10 @@ fn recommendation(suite: &Suite, labels: &Labels) -> String {
 
 /// The suite's configuration to run, in words with its lines: `run drop with target 0.4 (tuning
 /// chose it on 7 of 10 scenarios), at your model's window: Python Compactor("drop",
-/// window=WINDOW, target=0.4); Rust …`.
+/// window=WINDOW, target=0.4); Node …; Rust …`.
 pub(crate) fn run_line(suite: &Suite) -> Option<String> {
     let (settings, on, of) = suite.run.as_ref()?;
-    let (python, rust) = super::use_lines::use_lines(settings, "WINDOW");
+    let lines = super::use_lines::use_lines(settings, "WINDOW");
     let how = if settings.strategy.is_preset() {
         "as its vendor sets it".to_owned()
     } else {
@@ -349,10 +349,12 @@ pub(crate) fn run_line(suite: &Suite) -> Option<String> {
         }
         format!("at {} (as tuning chose on {on} of {of} scenarios)", how.join(", "))
     };
-    let python = python.map_or(String::new(), |p| format!("Python {p}; "));
+    let python = lines.python.map_or(String::new(), |p| format!("Python {p}; "));
+    let node = lines.node.map_or(String::new(), |n| format!("Node {n}; "));
     Some(format!(
-        "run {} {how}, WINDOW your model's context window: {python}Rust {rust}",
+        "run {} {how}, WINDOW your model's context window: {python}{node}Rust {}",
         settings.strategy.brief(),
+        lines.rust,
     ))
 }
 

@@ -44,10 +44,10 @@ fn estimate_json(e: Option<Estimate>) -> Value {
     e.map_or(Value::Null, |e| json!({"mean": e.mean, "low": e.low, "high": e.high}))
 }
 
-/// The lines that construct a pick, in Python and in Rust.
+/// The lines that construct a pick, in Python, Node and Rust.
 fn use_json(pick: &Config<'_>) -> Value {
-    let (python, rust) = pick_lines(pick);
-    json!({"python": python, "rust": rust})
+    let lines = pick_lines(pick);
+    json!({"python": lines.python, "node": lines.node, "rust": lines.rust})
 }
 
 /// `verdict.json`: every scenario's pick and verdict, ranking, front, trade and ties; the suite's
@@ -156,14 +156,19 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
             "pick": suite.pick,
             "why": suite.why,
             "run": suite.run.as_ref().map(|(settings, on, of)| {
-                let (python, rust) = super::use_lines::use_lines(settings, "WINDOW");
+                let lines = super::use_lines::use_lines(settings, "WINDOW");
                 json!({
                     "strategy": settings.strategy.to_string(),
                     "threshold": settings.threshold,
                     "target": settings.target,
                     "chosen_on": on,
                     "of": of,
-                    "use": {"python": python, "rust": rust, "window": "WINDOW: your model's context window"},
+                    "use": {
+                        "python": lines.python,
+                        "node": lines.node,
+                        "rust": lines.rust,
+                        "window": "WINDOW: your model's context window",
+                    },
                 })
             }),
             "leaderboard": leaderboard,
