@@ -116,6 +116,17 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let settings: Vec<RunSettings> = strategies.into_iter().map(|s| args.settings.settings(s)).collect();
 
+    // The first seed's scenarios are loaded before anything is written: a file that cannot be
+    // read leaves no results folder behind. The runs take them from here.
+    let first_seed = seeds.list(base).first().copied().unwrap_or(base);
+    let first = std::sync::Mutex::new(Some(args.scenarios.load(first_seed)?));
+    let load = |seed| {
+        let loaded = (seed == first_seed)
+            .then(|| first.lock().ok().and_then(|mut f| f.take()))
+            .flatten();
+        loaded.map_or_else(|| args.scenarios.load(seed), Ok)
+    };
+
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(args.out.join("traces"))
         .with_context(|| format!("cannot create {}", args.out.display()))?;
@@ -137,7 +148,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let done = replicate::<anyhow::Error>(
         &plan,
         &settings,
-        &|seed| args.scenarios.load(seed),
+        &load,
         // Each row is on disk as soon as it is done: a crash keeps what was measured.
         &mut |row| {
             stream

@@ -32,8 +32,8 @@ pub struct MergeArgs {
     #[arg(value_name = "FOLDER|CSV", required = true)]
     files: Vec<PathBuf>,
 
-    /// Where to write the merged file (`--output` is an old spelling); default for a folder:
-    /// FOLDER/results.csv.
+    /// Where to write the merged file (`--output` is an old spelling); a folder that exists
+    /// holds it as results.csv; default for a sweep's folder: FOLDER/results.csv.
     #[arg(short = 'o', long = "out", alias = "output", value_name = "OUT.csv")]
     out: Option<PathBuf>,
 }
@@ -49,9 +49,13 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             );
         }
     }
+    // A folder given as -o holds the merged file, as a sweep's folder holds its own.
+    let out = args
+        .out
+        .map(|out| if out.is_dir() { out.join("results.csv") } else { out });
     if let [folder] = args.files.as_slice() {
         if folder.is_dir() {
-            return super::merge_shards::merge_folder(folder, args.out.as_deref());
+            return super::merge_shards::merge_folder(folder, out.as_deref());
         }
     }
     if let Some(folder) = args.files.iter().find(|f| f.is_dir()) {
@@ -60,7 +64,7 @@ pub fn run(args: MergeArgs) -> anyhow::Result<ExitCode> {
             folder.display()
         );
     }
-    let Some(out) = args.out else {
+    let Some(out) = out else {
         bail!("where to write the merged file? give -o OUT.csv (only a sweep's folder has a place of its own)");
     };
     let sorted = args

@@ -203,6 +203,57 @@ fn merge_of_a_folder_that_is_not_there_says_so_first() {
 }
 
 #[test]
+fn merge_into_a_folder_that_exists_writes_results_csv_in_it() {
+    let dir = scratch("said-merge-into-folder");
+    let one = dir.join("one");
+    let done = ctxbench()
+        .args([
+            "compare",
+            SCENARIO,
+            "--strategies",
+            "drop",
+            "--seeds",
+            "1",
+            "--no-plots",
+            "--out",
+            text(&one),
+        ])
+        .output()
+        .unwrap();
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let into = dir.join("merged");
+    std::fs::create_dir(&into).unwrap();
+    let (code, err) = said(&["merge", text(&one.join("results.csv")), "-o", text(&into)]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains(".tmp"), "no temporary name is shown: {err}");
+    // The same file as merged into a file named outright.
+    let named = dir.join("named.csv");
+    assert_eq!(
+        said(&["merge", text(&one.join("results.csv")), "-o", text(&named)]).0,
+        0
+    );
+    assert_eq!(
+        std::fs::read_to_string(into.join("results.csv")).unwrap(),
+        std::fs::read_to_string(named).unwrap()
+    );
+}
+
+#[test]
+fn a_compare_that_cannot_load_its_scenarios_writes_nothing() {
+    let dir = scratch("said-compare-nothing");
+    let out = dir.join("out");
+    let broken = dir.join("broken.json");
+    std::fs::write(&broken, "{\"name\": ").unwrap();
+    for file in [dir.join("missing.json"), broken] {
+        refused(
+            &["compare", text(&file), "--out", text(&out)],
+            &[&file.display().to_string()],
+        );
+        assert!(!out.exists(), "{} left {}", file.display(), out.display());
+    }
+}
+
+#[test]
 fn a_window_past_the_largest_says_the_largest_at_its_place() {
     let dir = scratch("said-window");
     let scenario = String::from_utf8(read(SCENARIO)).unwrap();
