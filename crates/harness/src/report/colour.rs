@@ -1,8 +1,9 @@
 //! One colour per strategy, the same in every chart and every command: the standard strategies
-//! each have their own, anything else takes one of the rest by a stable hash of its canonical
-//! name. A series named after several strategies (lines that coincide) takes its first's.
+//! and the presets each have their own (a preset whatever its parameters), anything else takes
+//! one of the rest by a stable hash of its canonical name. A series named after several
+//! strategies (lines that coincide) takes its first's.
 
-use ctxbench_compact::compact::Strategy;
+use ctxbench_compact::compact::{PRESETS, Strategy};
 
 use crate::settings::STANDARD_STRATEGIES;
 
@@ -21,6 +22,24 @@ const STANDARD: [(u8, u8, u8); 10] = [
     (51, 34, 136),   // clear-tool-uses
 ];
 
+/// The presets' colours, in the order of [`PRESETS`] (Paul Tol's bright, vibrant, light and
+/// muted schemes, none a standard strategy's); a preset past these takes one of [`OTHERS`].
+const PRESET: [(u8, u8, u8); 13] = [
+    (68, 119, 170),  // anthropic-compact
+    (102, 204, 238), // anthropic-clear
+    (34, 136, 51),   // anthropic-clear-thinking
+    (204, 187, 68),  // openai-compact
+    (119, 170, 221), // codex
+    (170, 51, 119),  // claude-code
+    (0, 153, 136),   // openhands
+    (238, 119, 51),  // langchain-summarization
+    (204, 51, 17),   // langchain-clear
+    (238, 51, 119),  // adk
+    (136, 204, 238), // swe-agent-mask
+    (221, 204, 119), // swe-agent-summary
+    (170, 68, 153),  // swe-agent-hybrid
+];
+
 /// The colours left for other strategies and series.
 const OTHERS: [(u8, u8, u8); 8] = [
     (68, 170, 153),
@@ -37,9 +56,15 @@ const OTHERS: [(u8, u8, u8); 8] = [
 /// them joined by ", ").
 pub fn colour(name: &str) -> (u8, u8, u8) {
     let first = name.split(", ").next().unwrap_or(name);
-    let canonical = first
-        .parse::<Strategy>()
-        .map_or_else(|_| first.to_owned(), |s| s.to_string());
+    let parsed = first.parse::<Strategy>().ok();
+    if let Some(preset) = parsed.as_ref().and_then(|s| s.preset.as_ref()) {
+        if let Some(k) = PRESETS.iter().position(|p| p.name == preset.name()) {
+            if let Some(&c) = PRESET.get(k) {
+                return c;
+            }
+        }
+    }
+    let canonical = parsed.map_or_else(|| first.to_owned(), |s| s.to_string());
     let standard = STANDARD_STRATEGIES
         .iter()
         .position(|s| s.parse::<Strategy>().is_ok_and(|s| s.to_string() == canonical));
@@ -79,5 +104,17 @@ mod tests {
         assert!(!standard.contains(&other));
         assert_eq!(other, colour("mask:m=3,trigger=threshold+drop"));
         assert_eq!(hex("none"), "#000000");
+    }
+
+    #[test]
+    fn every_preset_has_a_colour_of_its_own() {
+        assert_eq!(PRESETS.len(), PRESET.len(), "a colour for each preset");
+        let mut seen: Vec<_> = STANDARD_STRATEGIES.iter().map(|s| colour(s)).collect();
+        for p in PRESETS {
+            let c = colour(p.name);
+            assert!(!seen.contains(&c), "{} shares a colour", p.name);
+            seen.push(c);
+        }
+        assert_eq!(colour("codex"), colour("codex:carry=10000"), "whatever its parameters");
     }
 }
