@@ -173,6 +173,9 @@ test('a failed summary leaves the history; compactAsync runs many at once, one a
   assert.throws(() => busy.compact(conversation(4), { summarize: () => 'third' }), /still compacting/)
   assert.ok((await first).messages[1].content.endsWith('first'))
   assert.ok(busy.compact(conversation(4), { summarize: () => 'after' }).report.changed, 'free again once awaited')
+  const again = new Compactor('summarize', { window: 1000 })
+  const callsBack = () => again.compact(conversation(4), { summarize: () => 'inner' })
+  assert.throws(() => again.compact(conversation(4), { summarize: callsBack }), /still compacting/, 'a summarize that calls its own compactor back')
 })
 
 test('the cache clock says cold after its lifetime, and each price keeps the cache its table gives', () => {

@@ -10,7 +10,7 @@
 //! answers with `answer(id, reply)`), `d{result}` done, `e{tagged error}` refused.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, TryLockError};
 
 use ctxbench_compact::tokens::{CounterKind, Estimator};
 use ctxbench_compact::wire::Format;
@@ -139,8 +139,8 @@ pub struct NativeCompactor {
 /// The refusal of a second compaction while one is under way.
 fn busy() -> Refusal {
     Refusal::plain(
-        "this compactor is still compacting (a compactAsync not awaited yet): await it first, \
-         and keep one Compactor per conversation",
+        "this compactor is still compacting (a compactAsync not awaited yet, or a summarize that \
+         calls it back): await it first, and keep one Compactor per conversation",
     )
 }
 
@@ -259,7 +259,12 @@ impl NativeCompactor {
         if self.busy.load(Ordering::Acquire) {
             return Err(busy().into());
         }
-        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        // Held by this thread already when `summarize` calls back into its own compactor.
+        let mut inner = match self.inner.try_lock() {
+            Ok(inner) => inner,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return Err(busy().into()),
+        };
         let call = Call {
             messages,
             cold,
