@@ -67,9 +67,9 @@ function aiSdkHistory() {
 
 test("AI SDK: what comes back converts to exactly what the compactor returned; untouched messages are the objects given", async () => {
   const history = aiSdkHistory();
-  const compactor = recording("truncate+drop", { window: 3000 });
+  const compactor = recording("truncate", { window: 8000 });
   const { messages, report } = await aiSdk.compactMessages(compactor, history, { system: "You are terse." });
-  assert.ok(report.changed && report.truncated + report.dropped > 0, JSON.stringify(report));
+  assert.ok(report.truncated > 0, JSON.stringify(report));
   const [call] = compactor.calls;
   assert.deepEqual(call.given[0], { role: "system", content: "You are terse." });
   assert.deepEqual(aiSdk.toChat(messages).wire, call.messages.slice(1));
@@ -88,6 +88,7 @@ test("AI SDK: what comes back converts to exactly what the compactor returned; u
     assert.ok(chat.length >= 1, `message ${k}`);
   }
   assert.ok(messages.some((m) => originals.has(m)));
+  assert.ok(messages.some((m) => !originals.has(m)), "no tool message was rewritten");
   assert.equal(wire.length, 5 * TURNS); // a tool message is one chat message per result
 });
 
@@ -125,9 +126,11 @@ function agentsHistory() {
 
 test("OpenAI Agents: the SDK's items come back as its items, a rewritten output keeping its shape", async () => {
   const history = agentsHistory();
-  const compactor = recording("truncate+drop", { window: 3000, format: "responses" });
+  const compactor = recording("truncate", { window: 4000, format: "responses" });
   const { messages, report } = await agents.compactItems(compactor, history, { system: "Be terse." });
-  assert.ok(report.changed, JSON.stringify(report));
+  assert.ok(report.truncated > 0, JSON.stringify(report));
+  assert.ok(messages.some((item) => typeof item.output === "string" && !history.includes(item)), "no string output rewritten");
+  assert.ok(messages.some((item) => typeof item.output === "object" && !history.includes(item)), "no object output rewritten");
   const [call] = compactor.calls;
   assert.deepEqual(messages.map(agents.toResponses), call.messages);
   const originals = new Set(history);
@@ -167,9 +170,9 @@ function langchainHistory() {
 
 test("LangChain: messages come back as the agent's objects, a rewritten result a ToolMessage with its ids and artifact", async () => {
   const history = langchainHistory();
-  const compactor = recording("truncate+drop", { window: 3000 });
+  const compactor = recording("truncate", { window: 4000 });
   const { messages, report } = await langchain.compactMessages(compactor, history, { system: "Be terse." });
-  assert.ok(report.changed, JSON.stringify(report));
+  assert.ok(report.truncated > 0, JSON.stringify(report));
   const [call] = compactor.calls;
   assert.deepEqual(messages.map(langchain.toChat), call.messages.slice(1));
   const originals = new Set(history);
@@ -181,7 +184,7 @@ test("LangChain: messages come back as the agent's objects, a rewritten result a
     assert.deepEqual([message.tool_call_id, message.name, message.artifact], [source.tool_call_id, source.name, source.artifact]);
     copies += 1;
   }
-  assert.ok(report.truncated === 0 || copies > 0, `${report.truncated} truncated, ${copies} copies`);
+  assert.ok(copies > 0, `${report.truncated} truncated, no copy`);
 });
 
 test("LangChain: the middleware is LangChain's, and the wrong thing is a TypeError that names it", async () => {
