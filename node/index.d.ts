@@ -174,6 +174,8 @@ export declare class CacheClock implements Clock {
   called(at?: number): void
   /** Whether a call at `at` (or now) would find the cache expired. */
   cold(at?: number): boolean
+  /** `CacheClock { ttlS: 300, lastCall: null }`. */
+  toString(): string
 }
 
 /** The tokens a request of these messages costs, counted as the library counts it. */

@@ -237,3 +237,17 @@ test("the strategies' help and the version are the library's", () => {
   assert.match(strategies(), /clear-tool-uses/)
   assert.equal(version, JSON.parse(readFileSync(join(REPO, 'node/package.json'), 'utf8')).version)
 })
+
+test('index.d.ts declares every name the package exports, and each of Compactor\'s and CacheClock\'s members', () => {
+  const types = readFileSync(join(REPO, 'node/index.d.ts'), 'utf8')
+  const declared = [...types.matchAll(/^export declare (?:class|function|const) (\w+)/gm)].map((m) => m[1])
+  assert.deepEqual(declared.sort(), Object.keys(ctxbench).sort())
+  for (const [name, made] of [['Compactor', new Compactor('drop', { window: 8000 })], ['CacheClock', new CacheClock({ ttlS: 300 })]]) {
+    const body = types.slice(types.indexOf(`export declare class ${name} `)).split('\n}\n')[0]
+    const members = new Set([...body.matchAll(/^ {2}(?:readonly |static )?(\w+)[(:<]/gm)].map((m) => m[1]))
+    const real = new Set([...Object.getOwnPropertyNames(Object.getPrototypeOf(made)), ...Object.keys(made), ...Object.getOwnPropertyNames(made.constructor)])
+    for (const skip of ['constructor', 'length', 'name', 'prototype']) real.delete(skip)
+    members.delete('constructor')
+    assert.deepEqual([...members].sort(), [...real].sort(), name)
+  }
+})
