@@ -182,7 +182,7 @@ class Compactor {
     if (result.report.sources === null) return result
     const out = new Array(result.messages.length)
     result.messages.forEach((m, k) => {
-      if (m.s === undefined) out[k] = m.m
+      if (m.m !== undefined) out[k] = m.m // a summary, or a message rewritten past its content
       else if ('c' in m) out[k] = { ...items[m.s], content: m.c }
       else out[k] = items[m.s]
     })

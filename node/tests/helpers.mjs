@@ -79,8 +79,13 @@ export const FIXTURES = [
   'wire/responses-codex.json',
 ]
 
-/** The strategies compared (python/tests/test_same_as_rust.py's). */
+/**
+ * The strategies compared: python/tests/test_same_as_rust.py's, and the two stages that rewrite a
+ * chat message past its content (thinking cleared, calls' arguments emptied).
+ */
 export const STRATEGIES = [
+  'clear-thinking+drop',
+  'clear-tool-uses:keep=1,inputs=true',
   'truncate+drop',
   'drop',
   'truncate:preview=20',

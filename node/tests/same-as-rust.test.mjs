@@ -53,8 +53,8 @@ for (const name of FIXTURES) {
 }
 
 // Generated chat histories: requests of text (Latin, Chinese, emoji, escapes), parallel tool calls
-// answered in or out of order, null contents, later system messages, a pending call at the end
-// (python/tests/test_same_as_rust.py's, drawn from a seeded stream).
+// answered in or out of order, null contents, thinking, later system messages, a pending call at
+// the end (python/tests/test_same_as_rust.py's, with thinking, drawn from a seeded stream).
 const ALPHABET = [...'abc xyz 0123 订单号 🚲"\\\n\t']
 
 function history(r) {
@@ -67,7 +67,9 @@ function history(r) {
     for (let s = 0, steps = r.int(0, 3); s < steps; s++) {
       const calls = r.int(0, 3)
       if (calls === 0) {
-        messages.push({ role: 'assistant', content: r.bool() ? null : longText() })
+        const reply = { role: 'assistant', content: r.bool() ? null : longText() }
+        if (r.int(0, 3) === 0) reply.reasoning_content = longText()
+        messages.push(reply)
         continue
       }
       const ids = Array.from({ length: calls }, (_, k) => `call_${s}_${k}`)

@@ -3,11 +3,14 @@
 //!
 //! Chat messages are read one by one and marked with their index ([`Message::with_mark`]), so
 //! that the package can return a kept message the compaction did not rewrite as the caller's own
-//! object (`{"s": 3}`), a rewritten one as a copy of it with its new content (`{"s": 3, "c": …}`)
-//! and a summary as a new object (`{"m": …}`): nothing is lost, and the input is never changed.
+//! object (`{"s": 3}`), one whose content was rewritten as a copy of it with its new content
+//! (`{"s": 3, "c": …}`), one rewritten otherwise (its thinking cleared, its calls' arguments
+//! emptied) whole (`{"s": 3, "m": …}`), and a summary as a new object (`{"m": …}`): nothing is
+//! lost, and the input is never changed.
 //! Anthropic and Responses lists go through the library's reader of their format, which keeps
 //! every block and item it does not touch, and are written back whole by its writer.
 
+use ctxbench_compact::compact::THINKING_FIELDS;
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_compact::wire::{self, Format};
 use ctxbench_compact::{Conversation, Message, RequestBody};
@@ -21,11 +24,11 @@ pub type Sources = Vec<Option<usize>>;
 
 /// A list of messages as the library holds it, and what writes it back.
 pub enum Read {
-    /// Chat: the conversation, and each message's content as read (its address and length), to
-    /// tell a rewritten message from one left alone.
+    /// Chat: the conversation, and each message's content as read (its address and length) and
+    /// shape, to tell a rewritten message from one left alone.
     Chat {
         conversation: Box<Conversation>,
-        contents: Vec<Option<(usize, usize)>>,
+        contents: Vec<AsRead>,
     },
     /// A body of another format, written back by the library.
     Foreign(Box<RequestBody>),
@@ -34,6 +37,23 @@ pub enum Read {
 fn content_at(message: &Message) -> Option<(usize, usize)> {
     message.content_str().map(|s| (s.as_ptr() as usize, s.len()))
 }
+
+/// What else a stage may rewrite in a chat message, as read: the address of each call's
+/// arguments (`clear-tool-uses` with `inputs=true` empties them) and which thinking fields it has
+/// (`clear-thinking` removes them). A message whose shape changed is written whole.
+fn shape_of(message: &Message) -> (usize, u8) {
+    let calls = message.calls().fold(0usize, |h, c| {
+        h.wrapping_mul(31).wrapping_add(c.arguments.as_ptr() as usize)
+    });
+    let thinking = THINKING_FIELDS
+        .iter()
+        .enumerate()
+        .fold(0u8, |bits, (k, f)| bits | (u8::from(message.has_field(f)) << k));
+    (calls, thinking)
+}
+
+/// A chat message as read: its content's address and length, and its shape.
+type AsRead = (Option<(usize, usize)>, (usize, u8));
 
 /// JSON text the package wrote (`JSON.stringify` of values it checked), read back.
 fn parse(text: &str, name: &str) -> Refused<Value> {
@@ -88,7 +108,7 @@ pub fn read(messages: &str, format: Format, system: Option<&str>, tools: Option<
         for (i, item) in items.into_iter().enumerate() {
             let mark = u32::try_from(i).map_err(|_| Refusal::plain("more than 2^32 messages"))?;
             let message = chat_message(item, i)?.with_mark(mark);
-            contents.push(content_at(&message));
+            contents.push((content_at(&message), shape_of(&message)));
             list.push(message);
         }
         return Ok(Read::Chat {
@@ -147,13 +167,18 @@ impl Read {
                 for message in in_order(&conversation) {
                     let source = message.mark().map(|m| m as usize);
                     sources.push(source);
-                    out.push(match source {
-                        Some(i) if contents.get(i).is_some_and(|c| *c == content_at(message)) => json!({ "s": i }),
-                        Some(i) => {
-                            let content = message.content().map_or(Value::Null, |c| c.into_owned());
-                            json!({ "s": i, "c": content })
+                    let read = source.and_then(|i| contents.get(i));
+                    out.push(match (source, read) {
+                        (Some(i), Some((content, shape))) if *shape == shape_of(message) => {
+                            if *content == content_at(message) {
+                                json!({ "s": i })
+                            } else {
+                                let content = message.content().map_or(Value::Null, |c| c.into_owned());
+                                json!({ "s": i, "c": content })
+                            }
                         }
-                        None => json!({ "m": message.clone().into_value() }),
+                        (Some(i), _) => json!({ "s": i, "m": message.clone().into_value() }),
+                        (None, _) => json!({ "m": message.clone().into_value() }),
                     });
                 }
                 (Value::Array(out), Some(sources))
