@@ -4,7 +4,8 @@
 // the verdict's Node line. Figures are the binary's (`ctxbench compact`), never written here.
 
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
@@ -250,4 +251,16 @@ test('index.d.ts declares every name the package exports, and each of Compactor\
     members.delete('constructor')
     assert.deepEqual([...members].sort(), [...real].sort(), name)
   }
+})
+
+test("package.json's exports name the package and each adapter, every path there", () => {
+  const pkg = JSON.parse(readFileSync(join(REPO, 'node/package.json'), 'utf8'))
+  const paths = Object.values(pkg.exports).flatMap((e) => (typeof e === 'string' ? [e] : Object.values(e)))
+  for (const path of paths) assert.ok(existsSync(join(REPO, 'node', path)), path)
+  assert.equal(pkg.exports['.'].default, `./${pkg.main}`)
+  const adapters = readdirSync(join(REPO, 'node/adapters')).filter((f) => f.endsWith('.js'))
+  for (const file of adapters) {
+    assert.ok(paths.includes(`./adapters/${file}`), `node/adapters/${file} is exported`)
+  }
+  assert.equal(createRequire(join(REPO, 'node/index.js')).resolve('ctxbench'), join(REPO, 'node/index.js'), 'the package resolves itself by name')
 })
