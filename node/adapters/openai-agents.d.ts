@@ -1,0 +1,43 @@
+// Types of ./openai-agents.js. `@openai/agents`'s own types are not imported, so that the
+// package does not need it to type-check; the shapes are `@openai/agents-core`'s
+// (CallModelInputFilter, CallModelInputFilterArgs, ModelInputData, AgentInputItem).
+import type { ClockLike, CompactorLike } from "./session";
+
+/** An `AgentInputItem` of the SDK (a message, a function call or result, a reasoning item, …). */
+export type AgentInputItem = { type?: string; role?: string; [key: string]: any };
+
+/** The SDK's `ModelInputData`. */
+export interface ModelInputData {
+  input: AgentInputItem[];
+  instructions?: string;
+}
+
+/** The SDK's `CallModelInputFilterArgs`. */
+export interface CallModelInputFilterArgs<TContext = unknown> {
+  modelData: ModelInputData;
+  agent: unknown;
+  context: TContext | undefined;
+}
+
+/** A `callModelInputFilter` for `run(agent, input, {callModelInputFilter})` or a `Runner`. */
+export interface CompactingInputFilter {
+  (args: CallModelInputFilterArgs): Promise<ModelInputData>;
+  /** Every call's report. */
+  readonly reports: any[];
+}
+
+/** A `callModelInputFilter` compacting with `compactor` (format "responses"). */
+export declare function inputFilter(
+  compactor: CompactorLike,
+  options?: { clock?: ClockLike; summarize?: (request: any) => string | null | undefined | Promise<string | null | undefined> },
+): CompactingInputFilter;
+
+/** Compacts the SDK's input items once; `system` is the instructions, counted. */
+export declare function compactItems(
+  compactor: CompactorLike,
+  input: AgentInputItem[],
+  options?: { system?: string; cacheCold?: boolean | ClockLike; summarize?: Function },
+): Promise<{ messages: AgentInputItem[]; report: any }>;
+
+/** An SDK item in the Responses API's form (the item itself when it already is). */
+export declare function toResponses(item: AgentInputItem): Record<string, any>;
