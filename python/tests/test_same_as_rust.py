@@ -13,6 +13,10 @@ from hypothesis import strategies as st
 from ctxbench import Compactor, count_tokens
 
 STRATEGIES = [
+    # The two stages that rewrite a chat message past its content (thinking cleared, calls'
+    # arguments emptied): such a message comes back as the library wrote it.
+    "clear-thinking+drop",
+    "clear-tool-uses:keep=1,inputs=true",
     "truncate+drop",
     "drop",
     "truncate:preview=20",
@@ -96,7 +100,8 @@ def test_count_tokens_counts_what_rust_counts(ctxbench_bin, name):
 
 
 # Generated chat histories: requests of text (Latin, Chinese, emoji, escapes), parallel tool calls
-# answered in or out of order, null contents, later system messages, a pending call at the end.
+# answered in or out of order, null contents, thinking, later system messages, a pending call at
+# the end.
 words = st.text(alphabet=st.sampled_from(list("abc xyz 0123 订单号 🚲\"\\\n\t")), max_size=40)
 long_text = st.builds(lambda w, n: w * n, words, st.integers(1, 60))
 
@@ -111,7 +116,10 @@ def histories(draw):
         for s in range(draw(st.integers(0, 3))):
             calls = draw(st.integers(0, 3))
             if calls == 0:
-                messages.append({"role": "assistant", "content": draw(st.one_of(st.none(), long_text))})
+                reply = {"role": "assistant", "content": draw(st.one_of(st.none(), long_text))}
+                if draw(st.integers(0, 3)) == 0:
+                    reply["reasoning_content"] = draw(long_text)
+                messages.append(reply)
                 continue
             ids = [f"call_{s}_{k}" for k in range(calls)]
             messages.append({"role": "assistant", "content": None, "tool_calls": [

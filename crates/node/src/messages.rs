@@ -10,7 +10,7 @@
 //! Anthropic and Responses lists go through the library's reader of their format, which keeps
 //! every block and item it does not touch, and are written back whole by its writer.
 
-use ctxbench_compact::compact::THINKING_FIELDS;
+use ctxbench_compact::compact::{AsRead, Rewritten};
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_compact::wire::{self, Format};
 use ctxbench_compact::{Conversation, Message, RequestBody};
@@ -33,27 +33,6 @@ pub enum Read {
     /// A body of another format, written back by the library.
     Foreign(Box<RequestBody>),
 }
-
-fn content_at(message: &Message) -> Option<(usize, usize)> {
-    message.content_str().map(|s| (s.as_ptr() as usize, s.len()))
-}
-
-/// What else a stage may rewrite in a chat message, as read: the address of each call's
-/// arguments (`clear-tool-uses` with `inputs=true` empties them) and which thinking fields it has
-/// (`clear-thinking` removes them). A message whose shape changed is written whole.
-fn shape_of(message: &Message) -> (usize, u8) {
-    let calls = message.calls().fold(0usize, |h, c| {
-        h.wrapping_mul(31).wrapping_add(c.arguments.as_ptr() as usize)
-    });
-    let thinking = THINKING_FIELDS
-        .iter()
-        .enumerate()
-        .fold(0u8, |bits, (k, f)| bits | (u8::from(message.has_field(f)) << k));
-    (calls, thinking)
-}
-
-/// A chat message as read: its content's address and length, and its shape.
-type AsRead = (Option<(usize, usize)>, (usize, u8));
 
 /// JSON text the package wrote (`JSON.stringify` of values it checked), read back.
 fn parse(text: &str, name: &str) -> Refused<Value> {
@@ -108,7 +87,7 @@ pub fn read(messages: &str, format: Format, system: Option<&str>, tools: Option<
         for (i, item) in items.into_iter().enumerate() {
             let mark = u32::try_from(i).map_err(|_| Refusal::plain("more than 2^32 messages"))?;
             let message = chat_message(item, i)?.with_mark(mark);
-            contents.push((content_at(&message), shape_of(&message)));
+            contents.push(AsRead::of(&message));
             list.push(message);
         }
         return Ok(Read::Chat {
@@ -168,14 +147,11 @@ impl Read {
                     let source = message.mark().map(|m| m as usize);
                     sources.push(source);
                     let read = source.and_then(|i| contents.get(i));
-                    out.push(match (source, read) {
-                        (Some(i), Some((content, shape))) if *shape == shape_of(message) => {
-                            if *content == content_at(message) {
-                                json!({ "s": i })
-                            } else {
-                                let content = message.content().map_or(Value::Null, |c| c.into_owned());
-                                json!({ "s": i, "c": content })
-                            }
+                    out.push(match (source, read.map(|r| r.rewritten(message))) {
+                        (Some(i), Some(Rewritten::Not)) => json!({ "s": i }),
+                        (Some(i), Some(Rewritten::Content)) => {
+                            let content = message.content().map_or(Value::Null, |c| c.into_owned());
+                            json!({ "s": i, "c": content })
                         }
                         (Some(i), _) => json!({ "s": i, "m": message.clone().into_value() }),
                         (None, _) => json!({ "m": message.clone().into_value() }),

@@ -3,11 +3,14 @@
 //!
 //! Chat messages are read one by one and marked with their index ([`Message::with_mark`]), so
 //! that a kept message the compaction did not rewrite comes back as the caller's own dict (the
-//! same object, as `trim_messages` returns LangChain's), a rewritten one as a copy of it with its
-//! new content, and a summary as a new dict: nothing is lost, and the input is never changed.
+//! same object, as `trim_messages` returns LangChain's), one whose content alone was rewritten as
+//! a copy of it with its new content, one rewritten otherwise (its thinking cleared, its calls'
+//! arguments emptied) as the library wrote it, and a summary as a new dict: nothing is lost, and
+//! the input is never changed.
 //! Anthropic and Responses lists go through the library's reader of their format, which keeps
 //! every block and item it does not touch.
 
+use ctxbench_compact::compact::{AsRead, Rewritten};
 use ctxbench_compact::named::Named;
 use ctxbench_compact::tokens::CounterKind;
 use ctxbench_compact::wire::{self, Format};
@@ -26,19 +29,15 @@ pub type Sources = Vec<Option<usize>>;
 
 /// A list of messages as the library holds it, and what writes it back.
 pub enum Read<'py> {
-    /// Chat: the conversation, the caller's dicts, and each one's content as read (its address
-    /// and length), to tell a rewritten message from one left alone.
+    /// Chat: the conversation, the caller's dicts, and each one as read, to tell a rewritten
+    /// message from one left alone.
     Chat {
         conversation: Box<Conversation>,
         items: Vec<Bound<'py, PyAny>>,
-        contents: Vec<Option<(usize, usize)>>,
+        contents: Vec<AsRead>,
     },
     /// A body of another format, written back by the library.
     Foreign(Box<RequestBody>),
-}
-
-fn content_at(message: &Message) -> Option<(usize, usize)> {
-    message.content_str().map(|s| (s.as_ptr() as usize, s.len()))
 }
 
 /// The items of a list, tuple or other sequence of messages.
@@ -119,7 +118,7 @@ pub fn read<'py>(
             let message = chat_message(item, i)?;
             let mark = u32::try_from(i).map_err(|_| PyValueError::new_err("more than 2^32 messages"))?;
             let message = message.with_mark(mark);
-            contents.push(content_at(&message));
+            contents.push(AsRead::of(&message));
             list.push(message);
         }
         return Ok(Read::Chat {
@@ -182,9 +181,12 @@ impl<'py> Read<'py> {
                 for message in in_order(&conversation) {
                     let source = message.mark().map(|m| m as usize);
                     sources.push(source);
-                    match source {
-                        Some(i) if content_at(message) == contents[i] => out.append(&items[i])?,
-                        Some(i) => {
+                    match (
+                        source,
+                        source.and_then(|i| contents.get(i)).map(|r| r.rewritten(message)),
+                    ) {
+                        (Some(i), Some(Rewritten::Not)) => out.append(&items[i])?,
+                        (Some(i), Some(Rewritten::Content)) => {
                             let copy = items[i].call_method0("copy")?;
                             let content = match message.content_str() {
                                 Some(text) => PyString::new(py, text).into_any(),
@@ -193,7 +195,7 @@ impl<'py> Read<'py> {
                             copy.set_item("content", content)?;
                             out.append(copy)?;
                         }
-                        None => out.append(to_python(py, &message.clone().into_value())?)?,
+                        _ => out.append(to_python(py, &message.clone().into_value())?)?,
                     }
                 }
                 let_go(conversation);

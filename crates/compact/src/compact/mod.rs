@@ -14,6 +14,7 @@
 //! compacting once.
 
 mod amount;
+mod as_read;
 mod carry;
 mod compaction;
 mod drop;
@@ -39,6 +40,7 @@ mod work;
 use std::sync::Arc;
 
 pub use amount::Amount;
+pub use as_read::{AsRead, Rewritten};
 pub use compaction::{Compaction, StageRun};
 pub use fire::{ClearTrigger, Cue, Fire, Measure};
 pub use notes::{
