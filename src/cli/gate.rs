@@ -3,12 +3,12 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use ctxbench_harness::gate::{GateConfig, Tolerance, compare};
+use ctxbench_harness::gate::{GateConfig, JobReport, Tolerance, compare, job_report};
 use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary, update_summary};
 use ctxbench_harness::report::{ResultRow, Row, absent_figures, csv, read_csv};
 use ctxbench_harness::run::run_scenario;
@@ -70,6 +70,11 @@ pub struct GateArgs {
     /// Also write the rows as JUnit XML test cases.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+
+    /// Also write a Markdown report for a CI job's summary or a pull request comment: passed or
+    /// not, what changed with its intervals over seeds, the verdict and its fragile picks.
+    #[arg(long, value_name = "FILE", conflicts_with = "update")]
+    markdown: Option<PathBuf>,
 }
 
 /// `--format`.
@@ -83,6 +88,9 @@ enum GateFormat {
 
 pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
     let mut config = gate_config(&args)?;
+    if let Some(path) = &args.markdown {
+        writable(path).with_context(|| format!("--markdown {}: cannot write the report there", path.display()))?;
+    }
     let (baseline, mut absent) = read_rows(&args.baseline, true)?;
     let current = match &args.current {
         Some(path) => {
@@ -113,6 +121,16 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.junit {
         write_atomic(path, gate_junit(&report).as_bytes())
             .with_context(|| format!("--junit {}: cannot write the report there", path.display()))?;
+    }
+    if let Some(path) = &args.markdown {
+        let job = JobReport {
+            report: &report,
+            baseline: &baseline,
+            current: &current,
+            settings: &settings_line(&args),
+        };
+        write_atomic(path, job_report(&job).as_bytes())
+            .with_context(|| format!("--markdown {}: cannot write the report there", path.display()))?;
     }
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
         let mut file = std::fs::OpenOptions::new()
@@ -168,6 +186,59 @@ fn gate_config(args: &GateArgs) -> anyhow::Result<GateConfig> {
         absent: Vec::new(),
         allow_new: args.allow_new,
     })
+}
+
+/// Whether a report can be written at `path`, checked before anything runs: not a folder, and
+/// its folder (made if missing, as the write makes it) takes a file.
+fn writable(path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        bail!(
+            "it is a folder; give a file name, such as {}",
+            path.join("gate.md").display()
+        );
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create the folder {}", dir.display()))?;
+    }
+    // The temporary name the atomic write uses, tried and removed.
+    let mut probe = path.as_os_str().to_owned();
+    probe.push(".tmp");
+    let probe = PathBuf::from(probe);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&probe)
+        .with_context(|| format!("cannot create {}", probe.display()))?;
+    std::fs::remove_file(&probe).with_context(|| format!("cannot remove {}", probe.display()))?;
+    Ok(())
+}
+
+/// The parameters the gate ran with, in one line, for the report.
+fn settings_line(args: &GateArgs) -> String {
+    let current = match &args.current {
+        Some(path) => format!("current results `{}`", path.display()),
+        None => {
+            let paths: Vec<String> = args.scenarios.iter().map(|p| p.display().to_string()).collect();
+            format!("run again on `{}`", paths.join("`, `"))
+        }
+    };
+    let mut parts = vec![format!("Baseline `{}`", args.baseline.display()), current];
+    if args.exact {
+        parts.push("exact: any change fails, improvements included".into());
+    } else {
+        parts.push(format!(
+            "tolerance {} on the cost figures; facts lost, overflows, pairing errors and wrong answers may not grow",
+            args.tolerance
+        ));
+    }
+    if !args.allow.is_empty() {
+        parts.push(format!("allowed: {}", args.allow.join(", ")));
+    }
+    if args.allow_new {
+        parts.push("rows on one side only allowed".into());
+    }
+    parts.join(" · ")
 }
 
 /// A results file's rows, and the figures it lacks (written by an older ctxbench).
