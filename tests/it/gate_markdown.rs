@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use crate::cmd::{ctxbench, scratch};
 
-/// Results of two scenarios and three strategies over `seeds` seeds, and the folder they are in.
-fn results(dir: &Path, seeds: &str) -> PathBuf {
+/// Results of two scenarios and `strategies` over `seeds` seeds, and the folder they are in.
+fn results(dir: &Path, strategies: &str, seeds: &str) -> PathBuf {
     let out = dir.join(format!("seeds-{seeds}"));
     let output = ctxbench()
         .args([
@@ -16,7 +16,7 @@ fn results(dir: &Path, seeds: &str) -> PathBuf {
             "scenarios/parallel-calls.json",
             "scenarios/bike-shop-return.json",
             "--strategies",
-            "none,drop,truncate",
+            strategies,
             "--seeds",
             seeds,
             "--no-tune",
@@ -65,7 +65,8 @@ fn thousands(n: u64) -> String {
 #[test]
 fn a_pass_says_so_first_and_gives_the_verdict_compare_gives() {
     let dir = scratch("gate-md-pass");
-    let out = results(&dir, "1");
+    // summarize draws at random: on one seed, its scenarios' picks rest on one draw.
+    let out = results(&dir, "none,drop,truncate,summarize", "1");
     let baseline = out.join("results.csv");
     let report = dir.join("reports/gate.md");
     let (code, stdout, stderr) = gate(&[
@@ -79,17 +80,17 @@ fn a_pass_says_so_first_and_gives_the_verdict_compare_gives() {
     assert_eq!(code, 0, "{stdout}{stderr}");
     // The terminal's report is what it was.
     assert!(
-        stdout.starts_with("### ctxbench gate\n\ngate passed: 6 rows compared"),
+        stdout.starts_with("### ctxbench gate\n\ngate passed: 8 rows compared"),
         "{stdout}"
     );
     let text = read(&report);
     let first = text.lines().next().unwrap_or_default();
     assert_eq!(
-        first, "**ctxbench gate passed**: 6 rows compared, 0 regressed, 0 improved, 6 unchanged",
+        first, "**ctxbench gate passed**: 8 rows compared, 0 regressed, 0 improved, 8 unchanged",
         "{text}"
     );
     assert!(
-        text.contains("Nothing: every figure of the 6 rows equals the baseline."),
+        text.contains("Nothing: every figure of the 8 rows equals the baseline."),
         "{text}"
     );
     // Each scenario's verdict in the words compare's summary.md uses (up to the prices checked,
@@ -107,6 +108,7 @@ fn a_pass_says_so_first_and_gives_the_verdict_compare_gives() {
     // The suite's recommendation, and the fragile picks: every pick that rests on one draw.
     assert!(text.contains("**Recommendation: "), "{text}");
     let fragile = text.split("## Fragile picks").nth(1).expect("a fragile picks section");
+    assert!(summary.contains("rests on one draw"), "{summary}");
     for scenario in ["parallel-calls", "bike-shop-return"] {
         let one_draw = summary
             .split("### ")
@@ -125,7 +127,7 @@ fn a_pass_says_so_first_and_gives_the_verdict_compare_gives() {
 #[test]
 fn a_changed_figure_is_said_with_its_interval_over_seeds() {
     let dir = scratch("gate-md-changed");
-    let current = results(&dir, "3").join("results.csv");
+    let current = results(&dir, "none,drop,truncate", "3").join("results.csv");
     // The baseline: the same rows with parallel-calls · drop sending 100, 200 and 300 fewer
     // tokens on its three seeds, so that now it sends more.
     let mut reader = csv::Reader::from_path(&current).expect("results");
