@@ -5,12 +5,13 @@
 //! `compare` uses: the same renderers); the fragile picks; and each scenario's table, folded.
 //! Tables and short lines only, and within GitHub's 65,536 characters for a comment.
 
+use super::checks::Checks;
 use super::over_seeds::{SeedChange, changes_over_seeds};
 use super::report::{decimal, number, picks_and_unmatched};
 use super::{GateReport, gate_summary, objective};
 use crate::human::{count, thousands};
 use crate::report::{Labels, ResultRow, holds, scenario_markdown, suite_markdown, verdict_line};
-use crate::verdict::{Alternative, Runs, Verdict, prices, sensitivities, suite, verdicts};
+use crate::verdict::{Verdict, sensitivities, suite, verdicts};
 
 /// The most characters a GitHub comment holds.
 pub const COMMENT_LIMIT: usize = 65_536;
@@ -28,6 +29,8 @@ pub struct JobReport<'a> {
     pub current: &'a [ResultRow],
     /// The parameters the gate ran with, in one line (the baseline, tolerances, `--exact`…).
     pub settings: &'a str,
+    /// The prices and profiles the verdict is checked under ([`crate::gate::checks()`]).
+    pub checks: &'a Checks,
 }
 
 /// A number for people: `18,821`, `-4,453`, `48.4`, `0.0093` (whole from 100 on, a tenth from
@@ -127,55 +130,31 @@ fn changes_markdown(changes: &[SeedChange], labels: &Labels, rows: usize) -> Str
     out
 }
 
-/// The prices each pick is checked under without running anything: those that share the runs'
-/// cache, re-priced from their token parts; and the names of those left out (another cache).
-fn repriced(rows: &[ResultRow]) -> (Vec<Alternative>, Vec<String>) {
-    let Some(first) = rows.first() else {
-        return (Vec::new(), Vec::new());
-    };
-    let same = rows
-        .iter()
-        .all(|r| r.settings.price == first.settings.price && r.settings.cache == first.settings.cache);
-    let (Some(price), true) = (&first.settings.price, same) else {
-        return (Vec::new(), Vec::new());
-    };
-    let mut left_out = Vec::new();
-    let mut checked = Vec::new();
-    for (name, alt) in prices(price) {
-        if alt.cache == first.settings.cache {
-            checked.push(Alternative {
-                name,
-                cache: alt.cache.clone(),
-                rows: Runs::Repriced { from: None, price: alt },
-                resimulated: None,
-                summarizer: false,
-            });
-        } else {
-            left_out.push(name);
-        }
-    }
-    (checked, left_out)
-}
-
 /// The fragile picks, each with what makes it so, under a line saying what was checked.
-fn fragile_markdown(verdicts: &[Verdict<'_>], labels: &Labels, checked: usize, left_out: &[String]) -> String {
+fn fragile_markdown(verdicts: &[Verdict<'_>], labels: &Labels, checks: &Checks) -> String {
     let mut out = String::from("## Fragile picks\n\n");
-    out.push_str(&if checked == 0 {
+    out.push_str(&if checks.prices() == 0 {
         "Checked seed by seed; the runs are unpriced or priced unlike each other, so no other price was checked.\n\n"
             .to_owned()
     } else {
-        format!(
-            "Checked seed by seed and under the {} that bill the runs' cache, re-priced{}.\n\n",
-            count(checked, "price"),
-            if left_out.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; not under {} (another cache, simulated again only by `ctxbench compare`)",
-                    left_out.join(", ")
-                )
-            }
-        )
+        let mut text = format!(
+            "Checked seed by seed and under {} ({} simulated again with their own cache, the others re-priced)",
+            count(checks.prices(), "price"),
+            checks.resimulated()
+        );
+        if checks.profiles() > 0 {
+            text.push_str(&format!(
+                " and {}",
+                count(checks.profiles(), "other summarizer profile")
+            ));
+        }
+        if !checks.left_out.is_empty() {
+            text.push_str(&format!(
+                "; not under {} (another cache: the gate ran nothing again, as with --current)",
+                checks.left_out.join(", ")
+            ));
+        }
+        text + ".\n\n"
     });
     let fragile: Vec<String> = verdicts
         .iter()
@@ -207,8 +186,7 @@ pub fn job_report(input: &JobReport<'_>) -> String {
 
     let objective = objective(input.current);
     let mut verdicts = verdicts(input.current, &objective);
-    let (alternatives, left_out) = repriced(input.current);
-    let checked = sensitivities(&verdicts, input.current, &alternatives, &objective);
+    let checked = sensitivities(&verdicts, input.current, &input.checks.alternatives, &objective);
     for (v, s) in verdicts.iter_mut().zip(checked) {
         v.sensitivity = s;
     }
@@ -229,7 +207,7 @@ pub fn job_report(input: &JobReport<'_>) -> String {
         out.push_str(&suite_markdown(&suite, verdicts.len(), &labels).replacen("## Suite", "### Suite", 1));
     }
     out.push('\n');
-    out.push_str(&fragile_markdown(&verdicts, &labels, alternatives.len(), &left_out));
+    out.push_str(&fragile_markdown(&verdicts, &labels, input.checks));
 
     let pairs = labels.abbreviations();
     let mut legend = String::new();

@@ -18,10 +18,12 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+mod checks;
 mod job_report;
 mod over_seeds;
 mod report;
 
+pub use checks::{Checks, RunAgain, checks};
 pub use job_report::{COMMENT_LIMIT, JobReport, job_report};
 pub use over_seeds::{SeedChange, changes_over_seeds};
 pub use report::{gate_junit, gate_markdown, gate_summary, update_summary};
