@@ -8,7 +8,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use ctxbench_harness::gate::{GateConfig, JobReport, Tolerance, compare, job_report};
+use ctxbench_harness::RunSettings;
+use ctxbench_harness::gate::{GateConfig, JobReport, RunAgain, Tolerance, checks, compare, job_report};
 use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary, update_summary};
 use ctxbench_harness::report::{ResultRow, Row, absent_figures, csv, read_csv};
 use ctxbench_harness::run::run_scenario;
@@ -92,13 +93,15 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
         writable(path).with_context(|| format!("--markdown {}: cannot write the report there", path.display()))?;
     }
     let (baseline, mut absent) = read_rows(&args.baseline, true)?;
+    // The scenarios the baseline's configurations ran on, by seed (none with --current).
+    let mut loaded: BTreeMap<u64, Vec<Scenario>> = BTreeMap::new();
     let current = match &args.current {
         Some(path) => {
             let (rows, also) = read_rows(path, false)?;
             absent.extend(also.into_iter().filter(|f| !absent.contains(f)).collect::<Vec<_>>());
             rows
         }
-        None => run_baseline(&baseline, &args.scenarios)?,
+        None => run_baseline(&baseline, &args.scenarios, &mut loaded)?,
     };
     if !absent.is_empty() && !args.update {
         eprintln!(
@@ -123,11 +126,26 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("--junit {}: cannot write the report there", path.display()))?;
     }
     if let Some(path) = &args.markdown {
+        // The verdict's picks checked under other prices and profiles, run again where the
+        // scenarios are at hand.
+        let mut run_again = |row: &ResultRow, settings: RunSettings| -> anyhow::Result<ResultRow> {
+            let scenario = loaded
+                .get(&row.settings.seed)
+                .and_then(|all| all.iter().find(|s| s.name == row.scenario))
+                .with_context(|| format!("{} · {}: its scenario is not loaded", row.scenario, row.label()))?;
+            let result = run_scenario(scenario, &settings, &mut |_| {})
+                .with_context(|| format!("{} · {}: the run under another price", row.scenario, row.label()))?;
+            Ok(ResultRow::new(&scenario.name, settings, result.metrics))
+        };
+        let runs: Option<&mut RunAgain<'_, anyhow::Error>> =
+            if loaded.is_empty() { None } else { Some(&mut run_again) };
+        let checks = checks(&current, runs)?;
         let job = JobReport {
             report: &report,
             baseline: &baseline,
             current: &current,
             settings: &settings_line(&args),
+            checks: &checks,
         };
         write_atomic(path, job_report(&job).as_bytes())
             .with_context(|| format!("--markdown {}: cannot write the report there", path.display()))?;
@@ -260,7 +278,11 @@ fn read_rows(path: &PathBuf, baseline: bool) -> anyhow::Result<(Vec<ResultRow>, 
 }
 
 /// Runs every configuration of the baseline again, on the scenarios of the same name.
-fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
+fn run_baseline(
+    baseline: &[ResultRow],
+    paths: &[PathBuf],
+    by_seed: &mut BTreeMap<u64, Vec<Scenario>>,
+) -> anyhow::Result<Vec<ResultRow>> {
     if let Some(missing) = paths.iter().find(|p| !p.exists()) {
         bail!(
             "--scenarios {}: no such file or folder; run the gate where the baseline's scenarios are \
@@ -269,7 +291,6 @@ fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec
         );
     }
     let files = scenario_files(paths)?;
-    let mut by_seed: BTreeMap<u64, Vec<Scenario>> = BTreeMap::new();
     let mut rows = Vec::with_capacity(baseline.len());
     if let Some(row) = baseline.iter().find(|r| r.settings.run.is_some()) {
         bail!(
