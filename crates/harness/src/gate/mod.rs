@@ -21,11 +21,13 @@ use serde_json::Value;
 mod checks;
 mod job_report;
 mod over_seeds;
+mod picks;
 mod report;
 
 pub use checks::{Checks, RunAgain, checks};
 pub use job_report::{COMMENT_LIMIT, JobReport, job_report};
 pub use over_seeds::{SeedChange, changes_over_seeds};
+pub use picks::{PickChange, objective};
 pub use report::{gate_junit, gate_markdown, gate_summary, update_summary};
 
 use crate::report::{ResultRow, Row};
@@ -332,55 +334,8 @@ pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfi
         only_in_current: only_c,
         exact: config.exact,
         allow_new: config.allow_new,
-        picks: picks_changed(baseline, current),
+        picks: picks::picks_changed(baseline, current),
     }
-}
-
-/// The scenarios whose pick differs between the two sides, each picked by the verdicts' one
-/// rule (the default objective: facts lost, then cost, or tokens where a side is unpriced).
-fn picks_changed(baseline: &[ResultRow], current: &[ResultRow]) -> Vec<PickChange> {
-    let picks = |rows: &[ResultRow]| -> BTreeMap<String, Option<String>> {
-        crate::verdict::verdicts(rows, &objective(rows))
-            .iter()
-            .map(|v| (v.scenario.to_owned(), v.pick().map(|p| p.strategy())))
-            .collect()
-    };
-    let (before, after) = (picks(baseline), picks(current));
-    before
-        .iter()
-        .filter_map(|(scenario, was)| {
-            let now = after.get(scenario)?;
-            (was != now).then(|| PickChange {
-                scenario: scenario.clone(),
-                baseline: was.clone(),
-                current: now.clone(),
-            })
-        })
-        .collect()
-}
-
-/// The objective the gate picks by: the default, facts lost then cost, or facts lost then tokens
-/// where some row is unpriced.
-pub fn objective(rows: &[ResultRow]) -> crate::verdict::Objective {
-    if rows.iter().all(|r| r.settings.price.is_some()) {
-        crate::verdict::Objective::default_priced()
-    } else {
-        crate::verdict::Objective {
-            keys: vec![crate::verdict::Key::Facts, crate::verdict::Key::Tokens],
-            ..crate::verdict::Objective::default_priced()
-        }
-    }
-}
-
-/// A scenario whose pick changed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PickChange {
-    /// The scenario.
-    pub scenario: String,
-    /// The baseline's pick (`None`: nothing qualified).
-    pub baseline: Option<String>,
-    /// The current pick.
-    pub current: Option<String>,
 }
 
 fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparison {
