@@ -3,12 +3,13 @@
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
-use ctxbench_harness::gate::{GateConfig, Tolerance, compare};
+use ctxbench_harness::RunSettings;
+use ctxbench_harness::gate::{GateConfig, JobReport, RunAgain, Tolerance, checks, compare, job_report};
 use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary, update_summary};
 use ctxbench_harness::report::{ResultRow, Row, absent_figures, csv, read_csv};
 use ctxbench_harness::run::run_scenario;
@@ -70,6 +71,11 @@ pub struct GateArgs {
     /// Also write the rows as JUnit XML test cases.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+
+    /// Also write a Markdown report for a CI job's summary or a pull request comment: passed or
+    /// not, what changed with its intervals over seeds, the verdict and its fragile picks.
+    #[arg(long, value_name = "FILE", conflicts_with = "update")]
+    markdown: Option<PathBuf>,
 }
 
 /// `--format`.
@@ -83,14 +89,19 @@ enum GateFormat {
 
 pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
     let mut config = gate_config(&args)?;
+    if let Some(path) = &args.markdown {
+        writable(path).with_context(|| format!("--markdown {}: cannot write the report there", path.display()))?;
+    }
     let (baseline, mut absent) = read_rows(&args.baseline, true)?;
+    // The scenarios the baseline's configurations ran on, by seed (none with --current).
+    let mut loaded: BTreeMap<u64, Vec<Scenario>> = BTreeMap::new();
     let current = match &args.current {
         Some(path) => {
             let (rows, also) = read_rows(path, false)?;
             absent.extend(also.into_iter().filter(|f| !absent.contains(f)).collect::<Vec<_>>());
             rows
         }
-        None => run_baseline(&baseline, &args.scenarios)?,
+        None => run_baseline(&baseline, &args.scenarios, &mut loaded)?,
     };
     if !absent.is_empty() && !args.update {
         errln!(
@@ -113,6 +124,31 @@ pub fn run(args: GateArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &args.junit {
         write_atomic(path, gate_junit(&report).as_bytes())
             .with_context(|| format!("--junit {}: cannot write the report there", path.display()))?;
+    }
+    if let Some(path) = &args.markdown {
+        // The verdict's picks checked under other prices and profiles, run again where the
+        // scenarios are at hand.
+        let mut run_again = |row: &ResultRow, settings: RunSettings| -> anyhow::Result<ResultRow> {
+            let scenario = loaded
+                .get(&row.settings.seed)
+                .and_then(|all| all.iter().find(|s| s.name == row.scenario))
+                .with_context(|| format!("{} · {}: its scenario is not loaded", row.scenario, row.label()))?;
+            let result = run_scenario(scenario, &settings, &mut |_| {})
+                .with_context(|| format!("{} · {}: the run under another price", row.scenario, row.label()))?;
+            Ok(ResultRow::new(&scenario.name, settings, result.metrics))
+        };
+        let runs: Option<&mut RunAgain<'_, anyhow::Error>> =
+            if loaded.is_empty() { None } else { Some(&mut run_again) };
+        let checks = checks(&current, runs)?;
+        let job = JobReport {
+            report: &report,
+            baseline: &baseline,
+            current: &current,
+            settings: &settings_line(&args),
+            checks: &checks,
+        };
+        write_atomic(path, job_report(&job).as_bytes())
+            .with_context(|| format!("--markdown {}: cannot write the report there", path.display()))?;
     }
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY") {
         let mut file = std::fs::OpenOptions::new()
@@ -170,6 +206,59 @@ fn gate_config(args: &GateArgs) -> anyhow::Result<GateConfig> {
     })
 }
 
+/// Whether a report can be written at `path`, checked before anything runs: not a folder, and
+/// its folder (made if missing, as the write makes it) takes a file.
+fn writable(path: &Path) -> anyhow::Result<()> {
+    if path.is_dir() {
+        bail!(
+            "it is a folder; give a file name, such as {}",
+            path.join("gate.md").display()
+        );
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create the folder {}", dir.display()))?;
+    }
+    // The temporary name the atomic write uses, tried and removed.
+    let mut probe = path.as_os_str().to_owned();
+    probe.push(".tmp");
+    let probe = PathBuf::from(probe);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&probe)
+        .with_context(|| format!("cannot create {}", probe.display()))?;
+    std::fs::remove_file(&probe).with_context(|| format!("cannot remove {}", probe.display()))?;
+    Ok(())
+}
+
+/// The parameters the gate ran with, in one line, for the report.
+fn settings_line(args: &GateArgs) -> String {
+    let current = match &args.current {
+        Some(path) => format!("current results `{}`", path.display()),
+        None => {
+            let paths: Vec<String> = args.scenarios.iter().map(|p| p.display().to_string()).collect();
+            format!("run again on `{}`", paths.join("`, `"))
+        }
+    };
+    let mut parts = vec![format!("Baseline `{}`", args.baseline.display()), current];
+    if args.exact {
+        parts.push("exact: any change fails, improvements included".into());
+    } else {
+        parts.push(format!(
+            "tolerance {} on the cost figures; facts lost, overflows, pairing errors and wrong answers may not grow",
+            args.tolerance
+        ));
+    }
+    if !args.allow.is_empty() {
+        parts.push(format!("allowed: {}", args.allow.join(", ")));
+    }
+    if args.allow_new {
+        parts.push("rows on one side only allowed".into());
+    }
+    parts.join(" · ")
+}
+
 /// A results file's rows, and the figures it lacks (written by an older ctxbench).
 fn read_rows(path: &PathBuf, baseline: bool) -> anyhow::Result<(Vec<ResultRow>, Vec<String>)> {
     let text = match std::fs::read_to_string(path) {
@@ -189,7 +278,11 @@ fn read_rows(path: &PathBuf, baseline: bool) -> anyhow::Result<(Vec<ResultRow>, 
 }
 
 /// Runs every configuration of the baseline again, on the scenarios of the same name.
-fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec<ResultRow>> {
+fn run_baseline(
+    baseline: &[ResultRow],
+    paths: &[PathBuf],
+    by_seed: &mut BTreeMap<u64, Vec<Scenario>>,
+) -> anyhow::Result<Vec<ResultRow>> {
     if let Some(missing) = paths.iter().find(|p| !p.exists()) {
         bail!(
             "--scenarios {}: no such file or folder; run the gate where the baseline's scenarios are \
@@ -198,7 +291,6 @@ fn run_baseline(baseline: &[ResultRow], paths: &[PathBuf]) -> anyhow::Result<Vec
         );
     }
     let files = scenario_files(paths)?;
-    let mut by_seed: BTreeMap<u64, Vec<Scenario>> = BTreeMap::new();
     let mut rows = Vec::with_capacity(baseline.len());
     if let Some(row) = baseline.iter().find(|r| r.settings.run.is_some()) {
         bail!(

@@ -22,6 +22,7 @@ mod cli_sweep;
 mod fidelity;
 mod fidelity_published;
 mod fleet;
+mod gate_markdown;
 mod import;
 mod import_sessions;
 mod layers;

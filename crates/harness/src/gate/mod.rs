@@ -18,8 +18,16 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
+mod checks;
+mod job_report;
+mod over_seeds;
+mod picks;
 mod report;
 
+pub use checks::{Checks, RunAgain, checks};
+pub use job_report::{COMMENT_LIMIT, JobReport, job_report};
+pub use over_seeds::{SeedChange, changes_over_seeds};
+pub use picks::{PickChange, objective};
 pub use report::{gate_junit, gate_markdown, gate_summary, update_summary};
 
 use crate::report::{ResultRow, Row};
@@ -193,6 +201,9 @@ pub struct RowComparison {
     pub verdict: Verdict,
     /// The figures that changed.
     pub changes: Vec<FigureChange>,
+    /// Where the two rows are: their positions in the baseline and in the current results.
+    #[serde(skip)]
+    pub positions: (usize, usize),
 }
 
 /// The whole comparison.
@@ -262,44 +273,48 @@ fn label(row: &ResultRow) -> String {
 
 /// Compares current rows with baseline rows.
 pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfig) -> GateReport {
-    let mut pairs: Vec<(&ResultRow, &ResultRow)> = Vec::new();
-    let mut left_b: Vec<&ResultRow> = Vec::new();
+    // Positions in `baseline` and `current` of each matched pair.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut left_b: Vec<usize> = Vec::new();
     // Current rows by key, each taken at most once, in their order.
     let mut by_key: BTreeMap<String, std::collections::VecDeque<usize>> = BTreeMap::new();
     for (i, c) in current.iter().enumerate() {
         by_key.entry(key_of(c).0).or_default().push_back(i);
     }
     let mut taken = vec![false; current.len()];
-    for b in baseline {
+    for (j, b) in baseline.iter().enumerate() {
         match by_key.get_mut(&key_of(b).0).and_then(|q| q.pop_front()) {
             Some(i) => {
                 taken[i] = true;
-                pairs.push((b, &current[i]));
+                pairs.push((j, i));
             }
-            None => left_b.push(b),
+            None => left_b.push(j),
         }
     }
-    let mut left_c: Vec<&ResultRow> = current
-        .iter()
-        .zip(&taken)
-        .filter(|(_, t)| !**t)
-        .map(|(c, _)| c)
-        .collect();
+    let mut left_c: Vec<usize> = (0..current.len()).filter(|&i| !taken[i]).collect();
     // Loose pairing on (scenario, strategy), where it is unique on both sides.
     let loose = |r: &ResultRow| (r.scenario.clone(), r.label().into_owned());
     let mut only_b = Vec::new();
-    for b in left_b {
-        let same = |r: &&ResultRow| loose(r) == loose(b);
-        let candidates: Vec<usize> = (0..left_c.len()).filter(|&i| same(&left_c[i])).collect();
+    for j in left_b {
+        let b = &baseline[j];
+        let candidates: Vec<usize> = (0..left_c.len())
+            .filter(|&k| loose(&current[left_c[k]]) == loose(b))
+            .collect();
         let unique_in_baseline = baseline.iter().filter(|r| loose(r) == loose(b)).count() == 1;
-        if let ([i], true) = (candidates.as_slice(), unique_in_baseline) {
-            pairs.push((b, left_c.remove(*i)));
+        if let ([k], true) = (candidates.as_slice(), unique_in_baseline) {
+            pairs.push((j, left_c.remove(*k)));
         } else {
             only_b.push(label(b));
         }
     }
-    let only_c = left_c.iter().map(|r| label(r)).collect();
-    let mut rows: Vec<RowComparison> = pairs.into_iter().map(|(b, c)| compare_row(b, c, config)).collect();
+    let only_c = left_c.iter().map(|&i| label(&current[i])).collect();
+    let mut rows: Vec<RowComparison> = pairs
+        .into_iter()
+        .map(|(j, i)| RowComparison {
+            positions: (j, i),
+            ..compare_row(&baseline[j], &current[i], config)
+        })
+        .collect();
     rows.sort_by(|a, b| {
         let worst = |r: &RowComparison| {
             r.changes
@@ -319,50 +334,8 @@ pub fn compare(baseline: &[ResultRow], current: &[ResultRow], config: &GateConfi
         only_in_current: only_c,
         exact: config.exact,
         allow_new: config.allow_new,
-        picks: picks_changed(baseline, current),
+        picks: picks::picks_changed(baseline, current),
     }
-}
-
-/// The scenarios whose pick differs between the two sides, each picked by the verdicts' one
-/// rule (the default objective: facts lost, then cost, or tokens where a side is unpriced).
-fn picks_changed(baseline: &[ResultRow], current: &[ResultRow]) -> Vec<PickChange> {
-    let picks = |rows: &[ResultRow]| -> BTreeMap<String, Option<String>> {
-        let objective = if rows.iter().all(|r| r.settings.price.is_some()) {
-            crate::verdict::Objective::default_priced()
-        } else {
-            crate::verdict::Objective {
-                keys: vec![crate::verdict::Key::Facts, crate::verdict::Key::Tokens],
-                ..crate::verdict::Objective::default_priced()
-            }
-        };
-        crate::verdict::verdicts(rows, &objective)
-            .iter()
-            .map(|v| (v.scenario.to_owned(), v.pick().map(|p| p.strategy())))
-            .collect()
-    };
-    let (before, after) = (picks(baseline), picks(current));
-    before
-        .iter()
-        .filter_map(|(scenario, was)| {
-            let now = after.get(scenario)?;
-            (was != now).then(|| PickChange {
-                scenario: scenario.clone(),
-                baseline: was.clone(),
-                current: now.clone(),
-            })
-        })
-        .collect()
-}
-
-/// A scenario whose pick changed.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct PickChange {
-    /// The scenario.
-    pub scenario: String,
-    /// The baseline's pick (`None`: nothing qualified).
-    pub baseline: Option<String>,
-    /// The current pick.
-    pub current: Option<String>,
 }
 
 fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparison {
@@ -447,6 +420,7 @@ fn compare_row(b: &ResultRow, c: &ResultRow, config: &GateConfig) -> RowComparis
         settings,
         verdict,
         changes,
+        positions: (0, 0),
     }
 }
 

@@ -7,7 +7,8 @@ use serde_json::Value;
 use super::{FALLING_FIGURES, FigureChange, GROWTH_FIGURES, GateReport, RowComparison, Verdict};
 use crate::human::thousands;
 
-fn number(v: &Value) -> String {
+/// A figure's value for people: `18,821`, `0.482865`, `true`.
+pub(super) fn number(v: &Value) -> String {
     match v {
         Value::Number(n) => n
             .as_u64()
@@ -18,7 +19,7 @@ fn number(v: &Value) -> String {
 }
 
 /// A fraction or a cost to six decimals, without trailing zeros (`0.482865`, `0.0093`).
-fn decimal(x: f64) -> String {
+pub(super) fn decimal(x: f64) -> String {
     let text = format!("{x:.6}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     if text == "-0" { "0".into() } else { text.to_owned() }
@@ -40,7 +41,8 @@ fn delta(change: &FigureChange) -> String {
     }
 }
 
-fn verdict_cell(row: &RowComparison, change: &FigureChange) -> &'static str {
+/// A change's verdict as the table says it, with why a figure is not compared.
+pub(super) fn verdict_cell(row: &RowComparison, change: &FigureChange) -> &'static str {
     let completion_changed = row.changes.iter().any(|c| c.figure == "completed");
     let cost_figure =
         GROWTH_FIGURES.contains(&change.figure.as_str()) || FALLING_FIGURES.contains(&change.figure.as_str());
@@ -120,6 +122,14 @@ pub fn gate_markdown(report: &GateReport, headline: &str) -> String {
             }
         }
     }
+    out.push_str(&picks_and_unmatched(report));
+    out
+}
+
+/// The scenarios whose pick changed and the rows on one side only, as Markdown (empty when
+/// there are none).
+pub(super) fn picks_and_unmatched(report: &GateReport) -> String {
+    let mut out = String::new();
     if !report.picks.is_empty() {
         out.push_str("\nPicks that changed (by the rule `compare` ranks with; said, not gated):\n");
         for p in &report.picks {
