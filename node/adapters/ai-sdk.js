@@ -153,15 +153,27 @@ function back(messages, wire, where, kept, report) {
   return out;
 }
 
-/** A whole message the compactor rewrote: its new text, the tool calls it kept. */
+/** A whole message the compactor rewrote: its new text, its calls as the compactor left them. */
 function rewritten(original, item) {
   if (typeof original.content === "string" || original.role === "system") {
     return { ...original, content: typeof item.content === "string" ? item.content : text(item.content) };
   }
   if (original.role === "assistant") {
-    const calls = new Set((item.tool_calls || []).map((c) => c.id));
-    const content = original.content.filter((part) => part.type === "tool-call" ? part.providerExecuted || calls.has(part.toolCallId) : part.type !== "text" && part.type !== "reasoning");
-    if (item.content) content.unshift({ type: "text", text: item.content });
+    const calls = new Map((item.tool_calls || []).map((c) => [c.id, c]));
+    const said = original.content.filter((p) => p.type === "text" || p.type === "reasoning").map((p) => p.text).join("");
+    const sameText = (item.content ?? "") === said;
+    const content = [];
+    for (const part of original.content) {
+      if (part.type === "tool-call" && !part.providerExecuted) {
+        const call = calls.get(part.toolCallId);
+        if (call === undefined) continue;
+        // A call whose input the compaction cleared (clear-tool-uses inputs=true) keeps that.
+        content.push(call.function.arguments === text(part.input) ? part : { ...part, input: JSON.parse(call.function.arguments) });
+      } else if (part.type === "text" || part.type === "reasoning") {
+        if (sameText) content.push(part);
+      } else content.push(part);
+    }
+    if (!sameText && item.content) content.unshift({ type: "text", text: item.content });
     return { ...original, content };
   }
   const content = typeof item.content === "string" ? [{ type: "text", text: item.content }] : original.content;

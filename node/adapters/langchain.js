@@ -71,9 +71,20 @@ function toChat(message) {
   return out;
 }
 
-/** A copy of `message`, of its own class, with new content. */
-function withContent(message, newContent) {
-  return new message.constructor({ ...message.lc_kwargs, id: message.id, content: newContent });
+/** A copy of `message`, of its own class, as the compactor left it (its content, its calls' arguments). */
+function rewritten(message, item, wire) {
+  const fields = { ...message.lc_kwargs, id: message.id };
+  if (JSON.stringify(item.content) !== JSON.stringify(wire.content)) fields.content = item.content ?? "";
+  if (Array.isArray(item.tool_calls) && Array.isArray(message.tool_calls)) {
+    const calls = new Map(item.tool_calls.map((c) => [c.id, c]));
+    fields.tool_calls = message.tool_calls
+      .filter((call) => calls.has(call.id))
+      .map((call) => {
+        const args = calls.get(call.id).function.arguments;
+        return args === JSON.stringify(call.args ?? {}) ? call : { ...call, args: JSON.parse(args) };
+      });
+  }
+  return new message.constructor(fields);
 }
 
 /**
@@ -101,7 +112,7 @@ async function compactMessages(compactor, messages, { system, ...options } = {})
     if (source < head.length) return;
     const i = source - head.length;
     const untouched = item === wire[i] || JSON.stringify(item) === JSON.stringify(wire[i]);
-    out.push(untouched ? messages[i] : withContent(messages[i], item.content));
+    out.push(untouched ? messages[i] : rewritten(messages[i], item, wire[i]));
   });
   return { messages: out, report: done.report };
 }

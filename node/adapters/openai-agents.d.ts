@@ -6,22 +6,25 @@ import type { ClockLike, CompactorLike } from "./session";
 /** An `AgentInputItem` of the SDK (a message, a function call or result, a reasoning item, …). */
 export type AgentInputItem = { type?: string; role?: string; [key: string]: any };
 
-/** The SDK's `ModelInputData`. */
-export interface ModelInputData {
-  input: AgentInputItem[];
+/** The SDK's `ModelInputData` (its items the SDK's `AgentInputItem`). */
+export interface ModelInputData<Item = AgentInputItem> {
+  input: Item[];
   instructions?: string;
 }
 
 /** The SDK's `CallModelInputFilterArgs`. */
-export interface CallModelInputFilterArgs<TContext = unknown> {
-  modelData: ModelInputData;
+export interface CallModelInputFilterArgs<Item = AgentInputItem, TContext = unknown> {
+  modelData: ModelInputData<Item>;
   agent: unknown;
   context: TContext | undefined;
 }
 
-/** A `callModelInputFilter` for `run(agent, input, {callModelInputFilter})` or a `Runner`. */
+/**
+ * A `callModelInputFilter` for `run(agent, input, {callModelInputFilter})` or a `Runner`: what
+ * `@openai/agents`' `CallModelInputFilter` takes (the items it returns are of the type given).
+ */
 export interface CompactingInputFilter {
-  (args: CallModelInputFilterArgs): Promise<ModelInputData>;
+  <Item extends object>(args: CallModelInputFilterArgs<Item, any>): Promise<ModelInputData<Item>>;
   /** Every call's report. */
   readonly reports: any[];
 }

@@ -74,8 +74,10 @@ function back(input, wire, kept) {
     byJson.get(key).push(i);
   });
   const outputs = new Map();
+  const calls = new Map();
   wire.forEach((item, i) => {
     if (item.type === "function_call_output") outputs.set(item.call_id, i);
+    if (item.type === "function_call") calls.set(item.call_id, i);
   });
   let after = 0; // items come back in order
   return kept.map((item) => {
@@ -93,6 +95,12 @@ function back(input, wire, kept) {
       if (typeof original.output === "string") return { ...original, output: text };
       if (original.output && original.output.type === "text") return { ...original, output: { ...original.output, text } };
       return { ...original, output: { type: "text", text } };
+    }
+    if (item.type === "function_call" && calls.has(item.call_id)) {
+      // A call whose arguments the compaction cleared (clear-tool-uses inputs=true).
+      const j = calls.get(item.call_id);
+      after = j + 1;
+      return { ...input[j], arguments: item.arguments };
     }
     return item; // a summary: a user message, as the SDK takes it
   });

@@ -197,3 +197,29 @@ test("LangChain: the middleware is LangChain's, and the wrong thing is a TypeErr
   assert.throws(() => langchain.ctxbenchMiddleware("drop"), { name: "TypeError", message: /ctxbenchMiddleware\(compactor\)/ });
   assert.throws(() => langchain.toChat({ role: "user" }), { name: "TypeError", message: /toChat\(message\)/ });
 });
+
+test("clear-tool-uses with inputs=true: a call whose input was cleared comes back cleared, in each framework's form", async () => {
+  const strategy = "clear-tool-uses:inputs=true";
+  const ai = aiSdkHistory().map((m) => (m.role === "assistant" && Array.isArray(m.content) ? { ...m, content: m.content.map((p) => (p.type === "tool-call" ? { ...p, input: { ...p.input, note: BIG } } : p)) } : m));
+  const aiCompactor = recording(strategy, { window: 8000 });
+  const fromAi = await aiSdk.compactMessages(aiCompactor, ai);
+  assert.ok(fromAi.report.changed, JSON.stringify(fromAi.report));
+  assert.deepEqual(aiSdk.toChat(fromAi.messages).wire, aiCompactor.calls[0].messages);
+  assert.ok(fromAi.messages.some((m) => m.role === "assistant" && Array.isArray(m.content) && m.content.some((p) => p.type === "tool-call" && JSON.stringify(p.input) === "{}")));
+  // Reasoning stays a part of its own when the text did not change.
+  assert.ok(fromAi.messages.some((m) => m.role === "assistant" && Array.isArray(m.content) && m.content.some((p) => p.type === "reasoning")));
+
+  const items = agentsHistory().map((item) => (item.type === "function_call" ? { ...item, arguments: JSON.stringify({ order: 1, note: BIG }) } : item));
+  const agentsCompactor = recording(strategy, { window: 8000, format: "responses" });
+  const fromAgents = await agents.compactItems(agentsCompactor, items);
+  assert.ok(fromAgents.report.changed, JSON.stringify(fromAgents.report));
+  assert.deepEqual(fromAgents.messages.map(agents.toResponses), agentsCompactor.calls[0].messages);
+  assert.ok(fromAgents.messages.some((item) => item.type === "function_call" && item.arguments === "{}" && "callId" in item));
+
+  const lc = langchainHistory().map((m) => (m.getType() === "ai" && m.tool_calls.length ? new AIMessage({ content: "", id: m.id, tool_calls: m.tool_calls.map((c) => ({ ...c, args: { ...c.args, note: BIG } })) }) : m));
+  const lcCompactor = recording(strategy, { window: 8000 });
+  const fromLc = await langchain.compactMessages(lcCompactor, lc);
+  assert.ok(fromLc.report.changed, JSON.stringify(fromLc.report));
+  assert.deepEqual(fromLc.messages.map(langchain.toChat), lcCompactor.calls[0].messages);
+  assert.ok(fromLc.messages.some((m) => m instanceof AIMessage && m.tool_calls.some((c) => JSON.stringify(c.args) === "{}")));
+});
