@@ -22,7 +22,7 @@
 // list and drops one message at a time from the far end, calling the counter on the whole rest
 // each time (@langchain/core's dist/messages/transformers.js, `_firstMaxTokens`). On 100,000
 // messages one call takes hours with the approximate counter. So each of its calls is stopped
-// after PEER_LIMIT_S seconds (the counter throws; 300 by default, `--peer-limit S`), and a call
+// after a limit (the counter throws; 300 s by default, `--peer-limit SECONDS`), and a call
 // stopped is said so, with the ratio as a lower bound (at least the limit over ctxbench's
 // time). What it would keep is computed apart, in one pass over the same counts (the largest
 // newest run under the budget, then back to a human message, as `_firstMaxTokens` does): that
