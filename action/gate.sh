@@ -37,7 +37,8 @@ rm -f "$report" "$comment"
 args=(gate --baseline "${INPUT_BASELINE:-reports/baseline.csv}" --markdown "$report")
 read -r -a scenarios <<<"${INPUT_SCENARIOS:-}"
 if [ "${#scenarios[@]}" -eq 0 ]; then
-  scenarios=("$GITHUB_ACTION_PATH/scenarios")
+  # The pull request's own scenarios, beside the baseline they were measured into.
+  scenarios=(scenarios)
 fi
 for path in "${scenarios[@]}"; do
   args+=(--scenarios "$path")

@@ -30,6 +30,7 @@ function tagged(reply, state) {
   if (reply === null || reply === undefined) return 'n'
   if (typeof reply === 'string') return `s${reply}`
   const kind = Array.isArray(reply) ? 'array' : typeof reply
+  state.failed = true
   state.error = new TypeError(
     `summarize returned ${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}; it must return the summary's text (a string) or null`,
   )
@@ -204,11 +205,13 @@ class Compactor {
         try {
           reply = summarize(JSON.parse(request))
         } catch (error) {
+          state.failed = true
           state.error = error
           return 'x'
         }
         if (thenable(reply)) {
           Promise.resolve(reply).catch(() => {})
+          state.failed = true
           state.error = new TypeError(
             'summarize returned a promise, and compact waits for none: use `await compactor.compactAsync(...)` for an async summarize',
           )
@@ -218,7 +221,7 @@ class Compactor {
       }
     }
     const text = native((...a) => this.#native.compact(...a), ...args, inline)
-    if (state.error !== undefined) throw state.error
+    if (state.failed) throw state.error
     return Compactor.#built(items, text)
   }
 
@@ -241,12 +244,13 @@ class Compactor {
             .then(
               (reply) => addon.answer(id, tagged(reply, state)),
               (error) => {
+                state.failed = true
                 state.error = error
                 addon.answer(id, 'x')
               },
             )
         } else if (kind === 'd') {
-          if (state.error !== undefined) reject(state.error)
+          if (state.failed) reject(state.error)
           else {
             try {
               resolve(Compactor.#built(items, event.slice(1)))

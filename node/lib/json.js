@@ -10,6 +10,12 @@ const { article, kindOf } = require('./errors')
 
 const ADVICE = "convert your framework's objects first, or use ctxbench's adapters"
 
+/** Half of a UTF-16 surrogate pair standing alone (what slicing a string through an emoji leaves). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u
+
+/** How deep a value may nest (the library's JSON reader stops at 128 levels, the list included). */
+const DEEPEST = 120
+
 /** Why a value is not JSON, and where: the path from the root, innermost step last. */
 class Bad {
   constructor(error, path) {
@@ -21,6 +27,14 @@ class Bad {
 function check(value, path, seen) {
   switch (typeof value) {
     case 'string':
+      if (LONE_SURROGATE.test(value)) {
+        const at = value.search(LONE_SURROGATE)
+        throw new Bad(
+          new Error(`the text holds half of a surrogate pair at character ${at}, which is not text (a string cut through an emoji leaves one); cut strings on code points, or use .toWellFormed()`),
+          path,
+        )
+      }
+      return
     case 'boolean':
       return
     case 'number':
@@ -35,6 +49,7 @@ function check(value, path, seen) {
       )
   }
   if (value === null) return
+  if (path.length >= DEEPEST) throw new Bad(new Error(`nested more than ${DEEPEST} levels deep, deeper than the library reads`), path)
   const array = Array.isArray(value)
   if (!array) {
     const proto = Object.getPrototypeOf(value)

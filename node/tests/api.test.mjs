@@ -109,14 +109,16 @@ test("the verdict's Node lines construct what they say", () => {
   for (const line of USE_LINES) assert.equal(String(evaluate(line)), line, 'a compactor spells its own line back')
 })
 
-test("compare's verdict: its Node line, when it writes one, builds the pick", (t) => {
+test("compare's verdict: its Node lines build the pick and the suite's run", () => {
   const out = mkdtempSync(join(tmpdir(), 'ctxbench-node-'))
   run(['compare', join(REPO, 'scenarios/lunch-break.json'), '--seeds', '1', '--no-plots', '--out', out])
-  const verdict = JSON.parse(readFileSync(join(out, 'verdict.json'), 'utf8')).scenarios[0]
-  if (verdict.use.node === undefined) {
-    t.diagnostic('this verdict.json has no use.node yet; the literal lines above stand in for it')
-    return
-  }
+  const written = JSON.parse(readFileSync(join(out, 'verdict.json'), 'utf8'))
+  const verdict = written.scenarios[0]
+  const suiteRun = written.suite.run
+  assert.equal(typeof suiteRun.use.node, 'string', "the suite's run has a Node line")
+  const suiteMade = new Function('Compactor', 'WINDOW', `return ${suiteRun.use.node}`)(Compactor, 8000)
+  assert.equal(suiteMade.strategy, new Compactor(suiteRun.strategy, { window: 8000 }).strategy)
+  assert.equal(typeof verdict.use.node, 'string', 'the pick has a Node line')
   const made = evaluate(verdict.use.node)
   assert.equal(made.strategy, verdict.pick)
   const ranked = verdict.ranked.find((r) => r.strategy === verdict.pick)

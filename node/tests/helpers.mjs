@@ -32,9 +32,9 @@ export function run(args, input) {
 }
 
 /** `ctxbench compact` on a body: the body it wrote and its JSON report. */
-export function cliCompact(body, strategy, window, { format = 'chat', estimator = 'chars4', threshold, target, keep, replyReserve } = {}) {
+export function cliCompact(body, strategy, window, { format = 'chat', estimator = 'chars4', threshold, target, keep, replyReserve, summary } = {}) {
   const args = ['compact', '--strategy', strategy, '--window', String(window), '--format', format, '--estimator', estimator, '--report', 'json']
-  for (const [flag, value] of [['--threshold', threshold], ['--target', target], ['--keep', keep], ['--reply-reserve', replyReserve]]) {
+  for (const [flag, value] of [['--threshold', threshold], ['--target', target], ['--keep', keep], ['--reply-reserve', replyReserve], ['--summary', summary]]) {
     if (value !== undefined) args.push(flag, String(value))
   }
   const { stdout, stderr } = run(args, JSON.stringify(body))
@@ -80,14 +80,24 @@ export const FIXTURES = [
 ]
 
 /**
- * The strategies compared: python/tests/test_same_as_rust.py's, and the two stages that rewrite a
- * chat message past its content (thinking cleared, calls' arguments emptied).
+ * The strategies compared: the ten standard strategies as they are (the harness's
+ * `STANDARD_STRATEGIES`; the two that summarize with a summary given to both sides, `ctxbench
+ * compact --summary`), python/tests/test_same_as_rust.py's variants, and the two stages that
+ * rewrite a chat message past its content (thinking cleared, calls' arguments emptied).
  */
 export const STRATEGIES = [
+  'none',
+  'truncate',
+  'drop',
+  'truncate+drop',
+  'summarize',
+  'truncate+summarize',
+  'mask',
+  'mask+drop',
+  'window',
+  'clear-tool-uses',
   'clear-thinking+drop',
   'clear-tool-uses:keep=1,inputs=true',
-  'truncate+drop',
-  'drop',
   'truncate:preview=20',
   'mask:m=2+drop',
   'window:n=1',
@@ -95,6 +105,12 @@ export const STRATEGIES = [
   'truncate:trigger=always+mask:m=1,trigger=always',
   'reference',
 ]
+
+/** The summary both sides put in place when a strategy summarizes. */
+export const SUMMARY = 'Summary: the orders asked about, their states, and what was promised.'
+
+/** Whether `strategy` summarizes (a summary must then be given). */
+export const summarizes = (strategy) => strategy.split('+').some((stage) => stage.split(':')[0] === 'summarize')
 
 /** A seeded stream of numbers in [0, 1) (mulberry32): the same histories on every run. */
 export function seeded(seed) {

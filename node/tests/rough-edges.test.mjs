@@ -171,3 +171,37 @@ test('what the options take is still taken', () => {
   assert.ok(countTokens(MESSAGES, { tokenizer: 'chars4', format: 'chat' }) > 0)
   assert.equal(countTokens(new Set(MESSAGES), { tokenizer: 'chars4' }), countTokens(MESSAGES, { tokenizer: 'chars4' }), 'any iterable of messages')
 })
+
+test('a summarize that throws undefined still ends the compaction with what it threw', async () => {
+  const throwsNothing = () => {
+    throw undefined // eslint-disable-line no-throw-literal
+  }
+  let caught = 'nothing'
+  try {
+    new Compactor('summarize', { window: 1000 }).compact(conversation(), { summarize: throwsNothing })
+  } catch (error) {
+    caught = error
+  }
+  assert.equal(caught, undefined, 'compact threw what summarize threw')
+  caught = 'nothing'
+  await new Compactor('summarize', { window: 1000 })
+    .compactAsync(conversation(), { summarize: async () => throwsNothing() })
+    .catch((error) => {
+      caught = error
+    })
+  assert.equal(caught, undefined, 'compactAsync rejected with what summarize threw')
+})
+
+test('a lone surrogate and a value nested too deep are said at their place, not in JSON words', () => {
+  const cut = '🚲 ordered'.slice(1)
+  assert.throws(
+    () => new Compactor('drop', { window: 1000 }).compact([{ role: 'user', content: cut }]),
+    (error) => error.message.startsWith('messages[0].content: the text holds half of a surrogate pair at character 0') && !/line 1 column/.test(error.message),
+  )
+  let deep = 'bottom'
+  for (let k = 0; k < 200; k++) deep = { in: deep }
+  assert.throws(
+    () => new Compactor('drop', { window: 1000 }).compact([{ role: 'user', content: 'hi', extra: deep }]),
+    (error) => error.message.startsWith('messages[0].extra.in.in') && error.message.includes('nested more than 120 levels deep') && !/recursion limit/.test(error.message),
+  )
+})

@@ -6,15 +6,16 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 
-import { FIXTURES, STRATEGIES, bodyOf, cliCompact, ctxbench, fixture, listOf, seeded } from './helpers.mjs'
+import { FIXTURES, STRATEGIES, SUMMARY, bodyOf, cliCompact, ctxbench, fixture, listOf, seeded, summarizes } from './helpers.mjs'
 
 const { Compactor, countTokens } = ctxbench
 
 /** Compacts with the package and with the binary; asserts the same bytes and figures. */
 function same(messages, format, system, tools, strategy, window, policy = {}) {
   const compactor = new Compactor(strategy, { window, format, ...policy })
-  const { messages: kept, report } = compactor.compact(messages, { system, tools })
-  const { written, cli } = cliCompact(bodyOf(messages, format, system, tools), strategy, window, { format, ...policy })
+  const summary = summarizes(strategy) ? SUMMARY : undefined
+  const { messages: kept, report } = compactor.compact(messages, { system, tools, summarize: summary && (() => summary) })
+  const { written, cli } = cliCompact(bodyOf(messages, format, system, tools), strategy, window, { format, ...policy, summary })
   const where = `${strategy} at ${window} (${JSON.stringify(policy)})`
   assert.equal(JSON.stringify(kept), JSON.stringify(listOf(written, format)), where)
   assert.deepEqual([report.tokensBefore, report.tokensAfter, report.limit], [cli.before.estimated, cli.after.estimated, cli.limit], where)
@@ -93,14 +94,26 @@ function history(r) {
   return messages
 }
 
-test('generated histories compact as in Rust (150 drawn from a seeded stream)', () => {
+test('generated histories compact as in Rust (150 drawn from a seeded stream, chars4 and o200k)', () => {
   const r = seeded(47)
   let changed = 0
   for (let n = 0; n < 150; n++) {
     const messages = history(r)
     const strategy = r.pick(STRATEGIES)
-    const policy = { threshold: r.pick([0.5, 0.8, 1.0]), keep: r.int(1, 3) }
+    const policy = { threshold: r.pick([0.5, 0.8, 1.0]), keep: r.int(1, 3), estimator: r.pick(['chars4', 'o200k']) }
     changed += same(messages, 'chat', undefined, undefined, strategy, r.int(20, 4000), policy).changed
   }
   assert.ok(changed > 0, 'some compaction changed the history')
+})
+
+test('every standard strategy changed some history of the repository, summaries included', () => {
+  // The comparison above compared something for each: each standard strategy rewrote a fixture.
+  for (const strategy of STRATEGIES.slice(0, 10).filter((s) => s !== 'none')) {
+    const changed = FIXTURES.some((name) => {
+      const { messages, format, system, tools } = fixture(name)
+      const total = countTokens(messages, { tokenizer: 'chars4', format, system, tools })
+      return same(messages, format, system, tools, strategy, Math.max(Math.floor(total / 3), 1)).changed
+    })
+    assert.ok(changed, `${strategy} changed no fixture`)
+  }
 })

@@ -39,7 +39,8 @@ pub struct CompactArgs {
     file: Option<PathBuf>,
 
     /// Strategy: stages joined by `+`, parameters after `:` (e.g. `mask:m=5,trigger=always+drop`);
-    /// `ctxbench strategies` lists the stages (all but summarize run here; it needs a model).
+    /// `ctxbench strategies` lists the stages (summarize and the presets that summarize need a
+    /// model: give --summary).
     #[arg(long, default_value = "truncate+drop", value_name = "STRATEGY")]
     strategy: String,
 
@@ -52,6 +53,12 @@ pub struct CompactArgs {
 
     #[command(flatten)]
     tokenizer: TokenizerArg,
+
+    /// The summary a `summarize` stage puts in place of what it summarizes, as a model would
+    /// have written it (`compact` calls no model): to see what a summarizing strategy leaves, or
+    /// to hold a package's compaction to the CLI's.
+    #[arg(long, value_name = "TEXT")]
+    summary: Option<String>,
 
     /// The body's wire format; told from its fields when absent (`input` is Responses; a
     /// top-level `system` or Anthropic content blocks are Anthropic; anything else chat).
@@ -134,14 +141,16 @@ struct Side {
 
 pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
-    if strategy.stages.iter().any(|s| matches!(s, StageSpec::Summarize { .. })) {
+    let summarizes = strategy.stages.iter().any(|s| matches!(s, StageSpec::Summarize { .. }));
+    if summarizes && args.summary.is_none() {
         let what = match &strategy.preset {
             Some(preset) => format!("{} summarizes", preset.name()),
             None => "`summarize` needs a model to write the summary".to_owned(),
         };
         anyhow::bail!(
-            "--strategy: {what}; `compact` has no model to write a summary (use `run` or `compare`, or a preset that \
-             clears: anthropic-clear, anthropic-clear-thinking, langchain-clear, swe-agent-mask)"
+            "--strategy: {what}; `compact` has no model to write a summary: give its text with --summary TEXT (or use \
+             `run` or `compare`, or a preset that clears: anthropic-clear, anthropic-clear-thinking, langchain-clear, \
+             swe-agent-mask)"
         );
     }
     let p = &args.policy;
@@ -194,7 +203,10 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
         true_tokens: true_count(&body.conversation),
     };
     let mut compactor = Compactor::new(strategy, policy.clone(), estimator).with_count_threads(threads);
-    let done = compactor.compact(&mut body.conversation);
+    let done = match &args.summary {
+        Some(text) => compactor.compact_with(&mut body.conversation, &mut Given(text)),
+        None => compactor.compact(&mut body.conversation),
+    };
     let before = Side {
         estimated: done.tokens_before,
         ..before
@@ -356,5 +368,14 @@ fn warn_unparsed_arguments(conversation: &Conversation, source_name: &str) {
                 );
             }
         }
+    }
+}
+
+/// The summarizer of `--summary`: every summary is the text given.
+struct Given<'a>(&'a str);
+
+impl ctxbench_compact::Summarizer for Given<'_> {
+    fn summarize(&mut self, _: &ctxbench_compact::compact::SummaryRequest) -> Option<String> {
+        Some(self.0.to_owned())
     }
 }

@@ -313,3 +313,36 @@ fn compacts_anthropic_and_responses_bodies_in_their_own_format() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_summary_given_with_summary_puts_that_text_in_place_and_none_is_refused_with_the_flag_named() {
+    let file = fixture("support-chat.json");
+    let (code, _, err) = run(&["compact", "--strategy", "summarize", "--window", "400", &file], "");
+    assert_eq!(code, 2);
+    assert!(err.contains("give its text with --summary TEXT"), "{err}");
+    let text = "Summary: order 4471 shipped; the customer wants a refund.";
+    for strategy in ["summarize", "truncate+summarize", "claude-code"] {
+        let (code, out, err) = run(
+            &[
+                "compact",
+                "--strategy",
+                strategy,
+                "--window",
+                "400",
+                "--summary",
+                text,
+                &file,
+            ],
+            "",
+        );
+        assert_eq!(code, 0, "{strategy}: {err}");
+        let body: Value = serde_json::from_str(&out).expect("a body");
+        let messages = body["messages"].as_array().expect("messages");
+        assert!(
+            messages
+                .iter()
+                .any(|m| m["content"].as_str().is_some_and(|c| c.contains(text))),
+            "{strategy}: the summary is in the history: {out}"
+        );
+    }
+}

@@ -315,12 +315,13 @@ fn the_page_decides() {
     assert!(page.contains("The pick wins in 13 of 20 seeds on each seed's runs alone; it is fragile"));
     // The leaderboard by regret.
     assert!(page.contains("median regret") && page.contains("worst regret"));
-    // How to use each pick, in Python and in Rust.
+    // How to use each pick, in Python, Node and Rust.
     assert!(
         page.contains(
-            "<p class=\"use\">Use it. Python: <code>Compactor(&quot;truncate:trigger=cold&quot;, window=6000)</code>"
+            "<p class=\"use\">Use it. Python: <code>Compactor(&quot;truncate:trigger=cold&quot;, window=6000)</code><br>\
+             Node: <code>new Compactor(&quot;truncate:trigger=cold&quot;, { window: 6000 })</code><br>Rust: "
         ),
-        "lunch-break's pick as the line that constructs it"
+        "lunch-break's pick as the lines that construct it"
     );
     assert_eq!(page.matches("<p class=\"use\">").count(), 2);
 }
