@@ -246,8 +246,9 @@ impl NativeCompactor {
     }
 
     /// Compacts the messages (JSON text) on this thread; `summarize`, when given, is called with
-    /// each request's JSON text and returns a tagged reply (`summarize.rs`).
-    #[napi]
+    /// each request's JSON text and returns a tagged reply (`summarize.rs`). A panic of the library
+    /// is a JavaScript error, never the process's end (as on `compactAsync`'s thread).
+    #[napi(catch_unwind)]
     pub fn compact(
         &self,
         messages: String,

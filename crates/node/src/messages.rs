@@ -186,7 +186,7 @@ pub fn format_of(name: &str) -> Refused<Format> {
 /// The tokens a request of these messages costs, counted as the library counts it: `o200k` and
 /// `cl100k` exactly (OpenAI's framing; Anthropic's counts are o200k's approximation), `chars4`
 /// and `chars4-py` as the reference listing estimates. Arguments as JSON text.
-#[napi(js_name = "countTokens")]
+#[napi(js_name = "countTokens", catch_unwind)]
 pub fn count_tokens(
     messages: String,
     tokenizer: String,
@@ -220,7 +220,7 @@ pub fn pairing_error(broken: ctxbench_compact::PairingError) -> Refusal {
 /// once; every call is answered before the next message), and each format's own rules; throws a
 /// `PairingError` naming the message. Returns the number of calls of a final assistant message
 /// still waiting for their results.
-#[napi(js_name = "checkPairing")]
+#[napi(js_name = "checkPairing", catch_unwind)]
 pub fn check_pairing(messages: String, format: String) -> napi::Result<u32> {
     let format = format_of(&format)?;
     let items = items(&messages)?;
