@@ -266,3 +266,15 @@ test("package.json's exports name the package and each adapter, every path there
   }
   assert.equal(createRequire(join(REPO, 'node/index.js')).resolve('ctxbench'), join(REPO, 'node/index.js'), 'the package resolves itself by name')
 })
+
+test("napi-rs's layout: a package under npm/ for each target, named and versioned as the package", () => {
+  const root = JSON.parse(readFileSync(join(REPO, 'node/package.json'), 'utf8'))
+  const folders = readdirSync(join(REPO, 'node/npm')).sort()
+  assert.equal(folders.length, root.napi.targets.length, `a folder for each of ${root.napi.targets.join(', ')}`)
+  for (const folder of folders) {
+    const made = JSON.parse(readFileSync(join(REPO, 'node/npm', folder, 'package.json'), 'utf8'))
+    assert.equal(made.name, `ctxbench-${folder}`)
+    assert.equal(made.version, root.version, `${folder}'s version`)
+    assert.deepEqual(made.files, [`ctxbench.${folder}.node`])
+  }
+})
