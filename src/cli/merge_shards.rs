@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use ctxbench_harness::human::count;
-use ctxbench_harness::sweep::{Objective, Shard};
+use ctxbench_harness::sweep::Shard;
 
 use super::merge_rows::merge_streams;
 use super::output::{errln, sayln};
@@ -41,7 +41,7 @@ pub fn merge_folder(folder: &Path, out: Option<&Path>) -> anyhow::Result<ExitCod
     let mut first = None;
     for (shard, dir) in &shards {
         let print = read_fingerprint(dir)?;
-        let value = print["fingerprint"].as_str().unwrap_or("none").to_owned();
+        let value = print.fingerprint.clone();
         by_print
             .entry(value)
             .or_default()
@@ -88,14 +88,12 @@ pub fn merge_folder(folder: &Path, out: Option<&Path>) -> anyhow::Result<ExitCod
             said.join("; ")
         );
     }
-    let print = first.unwrap_or_default();
-    let objective = Objective::resolve(
-        print["objective"].as_str(),
-        print["priced"].as_bool().unwrap_or(true),
-        print["fact_cost"].as_f64(),
-        print["tie"].as_f64().unwrap_or(Objective::DEFAULT_TIE),
-    )
-    .map_err(|e| anyhow::anyhow!("{}: its shards' objective: {e}", folder.display()))?;
+    let Some(print) = first else {
+        bail!("{}: no shard of a sweep in this folder", folder.display());
+    };
+    let objective = print
+        .objective()
+        .map_err(|e| anyhow::anyhow!("{}: its shards' objective: {e}", folder.display()))?;
 
     let files: Vec<PathBuf> = shards.iter().map(|(_, dir)| dir.join("results.csv")).collect();
     let default_out = folder.join("results.csv");
@@ -113,7 +111,7 @@ pub fn merge_folder(folder: &Path, out: Option<&Path>) -> anyhow::Result<ExitCod
         "{} from {} of one sweep (fingerprint {}); best per scenario: {}",
         count(written, "run"),
         count(count_of, "shard"),
-        print["fingerprint"].as_str().unwrap_or("none"),
+        print.fingerprint,
         objective.describe()
     );
     let reports = out

@@ -27,7 +27,6 @@ mod strategies;
 mod sweep;
 mod sweep_args;
 mod sweep_best;
-mod sweep_resume;
 mod sweep_shard;
 mod validate;
 mod values;

@@ -1,17 +1,16 @@
-//! `ctxbench sweep`: grids of configurations for tuning, in parallel, rows streamed to disk in
-//! their final order as they finish (`merge.rs` joins the shards).
+//! `ctxbench sweep`: grids of configurations for tuning, run by the harness's engine
+//! ([`Sweep`]), rows streamed to disk in their final order as they finish (`merge.rs` joins the
+//! shards). This file keeps the flags' meaning, the files and what is printed.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use ctxbench_harness::configurations::run_configurations;
+use ctxbench_harness::engine::{Loaded, Seeds, Sweep, Swept, resume};
 use ctxbench_harness::human::{count, thousands};
-use ctxbench_harness::replicate::{Job, Seeds, load_all};
 use ctxbench_harness::report::{CsvRows, ResultRow};
-use ctxbench_harness::scenario::Scenario;
-use ctxbench_harness::settings::RunSettings;
-use ctxbench_harness::sweep::{Objective, Plan};
+use ctxbench_harness::sweep::{Grid, Layout, Objective, Shard};
 
 use super::interrupt::{Interrupt, stopped};
 use super::output::{errln, sayln};
@@ -19,8 +18,7 @@ use super::progress::Progress;
 use super::reports::stale_note;
 use super::sweep_args::{LARGE_GRID, SweepArgs};
 use super::sweep_best::{HOLD_UP_TO, Kept, best_line, write_sweep_reports};
-use super::sweep_resume::resumed;
-use super::sweep_shard::{Identity, Prepared, finish, prepare, shard_of};
+use super::sweep_shard::{Prepared, finish, prepare as prepare_shard, shard_of};
 
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let began = Instant::now();
@@ -28,12 +26,119 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let objective =
         Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
     let seeds = Seeds::parse(&args.seeds, args.server.seed).map_err(anyhow::Error::msg)?;
-    let base = args.server.seed;
     if let Some(note) = args.server.bill.cache_note() {
         errln!("{note}");
     }
     let sharded = shard_of(args.shard.as_deref(), args.shards)?;
-    let shard = sharded.as_ref().map(|(s, _)| *s);
+    let (grid, layout) = grid_of(&args, &seeds)?;
+    let threads = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let sweep = Sweep {
+        layout: &layout,
+        seeds: &seeds,
+        base: args.server.seed,
+        shard: sharded.as_ref().map(|(s, _)| *s),
+        threads,
+    };
+    let Some(out) = folder(&args, &sweep, &objective, priced)? else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    // Ctrl-C heard from here on: loading many seeds' scenarios takes a while too.
+    let interrupt = Interrupt::catch()?;
+    let Some(loaded) = sweep.load(&|seed| args.scenarios.load(seed), interrupt.flag())? else {
+        errln!("interrupted while loading the seeds' scenarios: nothing ran");
+        return Ok(ExitCode::from(super::exit::INTERRUPTED));
+    };
+    if let Some((path, e)) = sweep.unresolved(&loaded) {
+        return Err(anyhow::Error::new(e).context(path.to_owned()));
+    }
+    if loaded.grid_size() > LARGE_GRID && !args.yes {
+        bail!(
+            "{} is more than {} configurations; pass --yes to run it all, or take a coarser step",
+            count(loaded.grid_size(), "configuration"),
+            thousands(LARGE_GRID as u64)
+        );
+    }
+    if let (Some((s, from)), Some((share, spread))) = (&sharded, loaded.share()) {
+        errln!(
+            "shard {}/{} ({from}): {} of {}, {:.1}% of the estimated work (by the scenarios' sizes; the largest shard {:.2}× the smallest)",
+            s.index,
+            s.count,
+            thousands(loaded.planned() as u64),
+            count(loaded.grid_size(), "configuration"),
+            share * 100.0,
+            spread,
+        );
+    }
+    let partial = out.join("results.csv.partial");
+    let Partial {
+        kept: resumed,
+        configurations: resumed_count,
+        rows: resumed_rows,
+        mut stream,
+    } = open_partial(&partial, &sweep, &loaded, args.resume)?;
+    let mut kept = Kept::new(&objective);
+    for row in resumed {
+        kept.add(row);
+    }
+    let bar = Progress::new(loaded.planned() - resumed_count, "configurations", true);
+    let started = Instant::now();
+    let swept = sweep.run(&loaded, resumed_count, interrupt.flag(), &mut |rows| {
+        for row in rows {
+            stream
+                .write(&row)
+                .with_context(|| format!("cannot write {}", partial.display()))?;
+            kept.add(row);
+        }
+        bar.inc();
+        Ok::<(), anyhow::Error>(())
+    })?;
+    bar.clear();
+    let elapsed = started.elapsed();
+    drop(stream);
+    if swept.done < loaded.planned() {
+        let how = "to finish it, run the same command again with --resume";
+        return Ok(stopped(
+            swept.done,
+            loaded.planned(),
+            "configuration",
+            &partial,
+            Some(how),
+        ));
+    }
+    let results = out.join("results.csv");
+    std::fs::rename(&partial, &results)
+        .with_context(|| format!("cannot move {} to {}", partial.display(), results.display()))?;
+    let written = resumed_rows + swept.runs;
+    report(
+        &args,
+        (&grid, &objective, &seeds, sweep.shard),
+        &loaded,
+        kept,
+        (&results, written, swept.done),
+    )?;
+    // A whole shard's folder takes its place.
+    let results = match sweep.shard {
+        Some(s) => finish(&args.out, s)?.join("results.csv"),
+        None => results,
+    };
+    let timing = (elapsed.as_secs_f64(), began.elapsed().as_secs_f64(), threads);
+    errln!(
+        "{}",
+        swept_line(
+            &sweep,
+            &loaded,
+            (&swept, args.resume.then_some(resumed_count)),
+            timing,
+            &results
+        )
+    );
+    Ok(interrupt.exit())
+}
+
+/// The grid the flags make, its duplicates said, laid out; with the size line said.
+fn grid_of(args: &SweepArgs, seeds: &Seeds) -> anyhow::Result<(Grid, Layout)> {
     let mut grid = args.grid()?;
     for note in grid.dedup() {
         errln!("note: {note}");
@@ -42,226 +147,145 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if layout.is_empty() {
         bail!("no configuration to run: every --target is above every --threshold (a target is at most its threshold)");
     }
-    let scenario_count = args.scenarios.count()?;
-    let configurations = layout.len().saturating_mul(scenario_count);
-    let at_most = match &seeds {
-        Seeds::Auto => Seeds::AUTO,
-        Seeds::List(list) => list.len(),
-    };
+    let scenarios = args.scenarios.count()?;
+    let configurations = layout.len().saturating_mul(scenarios);
+    let at_most = seeds.list(args.server.seed).len();
     errln!(
         "sweep: {} × {} = {} (up to {} with {})",
         count(layout.len(), "setting"),
-        count(scenario_count, "scenario"),
+        count(scenarios, "scenario"),
         count(configurations, "configuration"),
         count(configurations.saturating_mul(at_most), "run"),
         count(at_most, "seed"),
     );
+    Ok((grid, layout))
+}
 
-    // A shard's folder: done already (nothing to run), or where it runs.
-    let out = match &sharded {
-        None => args.out.clone(),
-        Some((s, _)) => {
-            let identity = Identity::new(
-                &layout.describe(),
-                &format!("{} from {base}", args.seeds),
-                &args.scenarios.texts()?,
-                configurations,
-                (objective.keys_text(), objective.fact_cost, objective.tie),
-                priced,
-            );
-            match prepare(&args.out, *s, &identity, args.resume)? {
-                Prepared::Done(said) => {
-                    errln!("{said}");
-                    return Ok(ExitCode::SUCCESS);
-                }
-                Prepared::Run(dir) => dir,
-            }
-        }
+/// The folder a sweep runs in: `--out`, or its shard's (`None`: that shard is done already).
+fn folder(args: &SweepArgs, sweep: &Sweep<'_>, objective: &Objective, priced: bool) -> anyhow::Result<Option<PathBuf>> {
+    let Some(shard) = sweep.shard else {
+        return Ok(Some(args.out.clone()));
     };
+    let identity = ctxbench_harness::engine::Identity {
+        grid: &sweep.layout.describe(),
+        seeds: &format!("{} from {}", args.seeds, sweep.base),
+        scenarios: &args.scenarios.texts()?,
+        configurations: sweep.layout.len().saturating_mul(args.scenarios.count()?),
+        objective,
+        priced,
+    };
+    match prepare_shard(&args.out, shard, &identity, args.resume)? {
+        Prepared::Done(said) => {
+            errln!("{said}");
+            Ok(None)
+        }
+        Prepared::Run(dir) => Ok(Some(dir)),
+    }
+}
 
-    let threads = args
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    // The scenarios of each seed a run may have (padding each seed's text is most of the work,
-    // so on the threads); one load when no scenario's text is seeded.
-    let load = |seed: u64| -> anyhow::Result<Vec<Scenario>> {
-        let mut scenarios = args.scenarios.load(seed)?;
-        scenarios.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(scenarios)
-    };
-    let all_seeds = seeds.list(base);
-    let mut loaded = vec![load(all_seeds[0])?];
-    let loaded_seeds = if loaded[0].iter().any(|s| s.seeded) {
-        all_seeds
-    } else {
-        vec![all_seeds[0]]
-    };
-    // Ctrl-C heard from here on: loading many seeds' scenarios takes a while too.
-    let interrupt = Interrupt::catch()?;
-    match load_all(&load, &loaded_seeds[1..], threads, interrupt.flag())? {
-        Some(more) => loaded.extend(more),
-        None => {
-            errln!("interrupted while loading the seeds' scenarios: nothing ran");
-            return Ok(ExitCode::from(super::exit::INTERRUPTED));
-        }
+/// The partial file a sweep writes its rows to, and the rows it holds already.
+struct Partial {
+    /// The rows of the configurations kept from an interrupted sweep.
+    kept: Vec<ResultRow>,
+    /// Those configurations.
+    configurations: usize,
+    /// Their rows.
+    rows: usize,
+    /// Where the rows go.
+    stream: CsvRows<std::fs::File>,
+}
+
+/// The partial file to write to: new, or with `--resume` the whole configurations an interrupted
+/// sweep left there kept (their rows handed back) and the rest cut off.
+fn open_partial(partial: &Path, sweep: &Sweep<'_>, loaded: &Loaded, resuming: bool) -> anyhow::Result<Partial> {
+    if let Some(dir) = partial.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let scenarios = &loaded[0];
-    for scenario in scenarios {
-        for probe in layout.probes() {
-            probe.resolved(scenario).with_context(|| scenario.path.clone())?;
-        }
+    if !resuming {
+        let file = std::fs::File::create(partial).with_context(|| format!("cannot write {}", partial.display()))?;
+        return Ok(Partial {
+            kept: Vec::new(),
+            configurations: 0,
+            rows: 0,
+            stream: CsvRows::new(file),
+        });
     }
-    if configurations > LARGE_GRID && !args.yes {
-        bail!(
-            "{} is more than {} configurations; pass --yes to run it all, or take a coarser step",
-            count(configurations, "configuration"),
-            thousands(LARGE_GRID as u64)
-        );
-    }
-    // Configurations are numbered scenario outermost, then by the layout; each runs its seeds.
-    let grid_size = scenarios.len() * layout.len();
-    // The grid indices this shard runs, in order, as a count and a k-th: a slice balanced by the
-    // scenarios' estimated work.
-    let plan = shard.map(|s| {
-        let work: Vec<u64> = scenarios.iter().map(Scenario::work).collect();
-        Plan::new(s, &work, layout.len())
-    });
-    let planned = plan.as_ref().map_or(grid_size, Plan::len);
-    let index_of = |j: usize| plan.as_ref().map_or(j, |p| p.index(j));
-    if let (Some((s, from)), Some(plan)) = (&sharded, &plan) {
-        let (share, spread) = plan.share();
-        errln!(
-            "shard {}/{} ({from}): {} of {}, {:.1}% of the estimated work (by the scenarios' sizes; the largest shard {:.2}× the smallest)",
-            s.index,
-            s.count,
-            thousands(planned as u64),
-            count(grid_size, "configuration"),
-            share * 100.0,
-            spread,
-        );
-    }
-    // The j-th configuration of this shard with a seed: its scenario (loaded with the seed) and
-    // settings.
-    let job = |j: usize, seed: u64| -> anyhow::Result<Job<'_>> {
-        let k = index_of(j);
-        let copy = loaded_seeds.iter().position(|&s| s == seed).unwrap_or(0);
-        let scenario = &loaded[copy][k / layout.len()];
-        let settings = RunSettings {
-            seed,
-            ..layout.config(k % layout.len()).resolved(scenario)?
-        };
-        Ok(Job { scenario, settings })
-    };
-    let partial = out.join("results.csv.partial");
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let mut kept = Kept::new(&objective);
-    let (resumed, resumed_rows, mut stream) = if args.resume {
-        resumed(&partial, planned, &mut |j, rows| {
-            let first = job(j, rows[0].settings.seed)?;
-            let expected: Vec<u64> = if seeds.replicates(first.scenario, &first.settings, &rows[0].metrics) {
-                seeds.list(base)
-            } else {
-                vec![base]
-            };
-            let seeds_of: Vec<u64> = rows.iter().map(|r| r.settings.seed).collect();
-            if rows[0].scenario != first.scenario.name
-                || rows[0].settings != first.settings
-                || (seeds_of != expected && seeds_of.len() >= expected.len())
-            {
-                bail!(
-                    "cannot resume: {} does not hold the runs this sweep plans (configuration {} is {} · {}); resume with the flags of the interrupted sweep, or run without --resume",
-                    partial.display(),
-                    j + 1,
-                    rows[0].scenario,
-                    rows[0].settings.strategy
-                );
-            }
-            if seeds_of != expected {
-                return Ok(false);
-            }
-            for row in rows {
-                kept.add(row);
-            }
-            Ok(true)
-        })?
-    } else {
-        let file = std::fs::File::create(&partial).with_context(|| format!("cannot write {}", partial.display()))?;
-        (0, 0, CsvRows::new(file))
-    };
-    if args.resume {
-        errln!(
-            "resuming: {} of {} already in {}",
-            thousands(resumed as u64),
-            count(planned, "configuration"),
+    let text = std::fs::read_to_string(partial).with_context(|| {
+        format!(
+            "cannot resume: cannot read {}; run without --resume to start over",
             partial.display()
-        );
-    }
-    let bar = Progress::new(planned - resumed, "configurations", true);
-    let started = Instant::now();
-    // The harness's loop, as compare's: after Ctrl-C the runs under way finish and no new one
-    // starts; configurations come whole and in order, so the partial file is always the sweep's
-    // first configurations.
-    let mut runs = 0;
-    let mut replicated = 0;
-    let done = run_configurations(
-        resumed..planned,
-        &seeds,
-        base,
-        threads,
-        interrupt.flag(),
-        &job,
-        &mut |_, ran| {
-            runs += ran.len();
-            replicated += usize::from(ran.len() > 1);
-            for (job, metrics) in ran {
-                let row = ResultRow::new(&job.scenario.name, job.settings, metrics);
-                stream
-                    .write(&row)
-                    .with_context(|| format!("cannot write {}", partial.display()))?;
-                kept.add(row);
+        )
+    })?;
+    let mut kept = Vec::new();
+    let r = resume(
+        &text,
+        &partial.display().to_string(),
+        loaded.planned(),
+        &mut |j, rows| {
+            let whole = sweep.check_resumed(loaded, j, rows)?;
+            if whole {
+                kept.extend_from_slice(rows);
             }
-            bar.inc();
-            Ok::<(), anyhow::Error>(())
+            Ok(whole)
         },
     )?;
-    bar.clear();
-    let elapsed = started.elapsed();
-    drop(stream);
-    if done < planned {
-        let how = "to finish it, run the same command again with --resume";
-        return Ok(stopped(done, planned, "configuration", &partial, Some(how)));
-    }
-    let results = out.join("results.csv");
-    std::fs::rename(&partial, &results)
-        .with_context(|| format!("cannot move {} to {}", partial.display(), results.display()))?;
+    errln!(
+        "resuming: {} of {} already in {}",
+        thousands(r.configurations as u64),
+        count(loaded.planned(), "configuration"),
+        partial.display()
+    );
+    std::fs::write(partial, &text[..r.keep]).with_context(|| format!("cannot write {}", partial.display()))?;
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(partial)
+        .with_context(|| format!("cannot write {}", partial.display()))?;
+    Ok(Partial {
+        kept,
+        configurations: r.configurations,
+        rows: r.rows,
+        stream: CsvRows::continuing(file, r.keep > 0),
+    })
+}
 
-    let (best, held) = kept.finish(&results)?;
+/// The reports beside `results` (its `written` rows of `done` configurations), and the best of
+/// each scenario on stdout.
+fn report(
+    args: &SweepArgs,
+    (grid, objective, seeds, shard): (&Grid, &Objective, &Seeds, Option<Shard>),
+    loaded: &Loaded,
+    kept: Kept<'_>,
+    (results, written, done): (&Path, usize, usize),
+) -> anyhow::Result<()> {
+    let (best, held) = kept.finish(results)?;
     // A shard's best is of its slice alone: the grid's edges are said of the sweep's, by merge.
     for rows in best.iter().filter(|_| shard.is_none()) {
         for note in grid.edges(&rows[0]) {
             errln!("warning: {note}");
         }
     }
-    let rows_written = resumed_rows + runs;
     let settings = format!(
         "{} of {} ({}); best per scenario: {}",
-        count(rows_written, "run"),
+        count(written, "run"),
         count(done, "configuration"),
-        seeds_note(&seeds, base),
+        seeds_note(seeds, args.server.seed),
         objective.describe()
     );
+    let descriptions = loaded
+        .scenarios()
+        .iter()
+        .map(|s| (s.name.clone(), s.description.clone()))
+        .collect();
+    let dir = results.parent().unwrap_or(Path::new("."));
     let stale = write_sweep_reports(
-        &out,
+        dir,
         (&best, held.as_deref()),
-        rows_written,
+        written,
         &settings,
         !args.no_plots,
-        scenarios
-            .iter()
-            .map(|s| (s.name.clone(), s.description.clone()))
-            .collect(),
+        descriptions,
     )?;
-    if let Some(note) = stale_note(&out, stale) {
+    if let Some(note) = stale_note(dir, stale) {
         errln!("{note}");
     }
     if held.is_none() && !args.no_plots {
@@ -271,7 +295,6 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             thousands(HOLD_UP_TO as u64)
         );
     }
-
     match shard {
         None => sayln!("best per scenario ({}):", objective.describe()),
         Some(s) => sayln!(
@@ -282,51 +305,53 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
             objective.describe()
         ),
     }
-    for scenario in scenarios {
+    for scenario in loaded.scenarios() {
         match best.iter().find(|b| b[0].scenario == scenario.name) {
             Some(b) => sayln!("  {}", best_line(b)),
             None => sayln!("  {}: no configuration qualifies", scenario.name),
         }
     }
-    // A whole shard's folder takes its place.
-    let results = match shard {
-        Some(s) => finish(&args.out, s)?.join("results.csv"),
-        None => results,
-    };
-    let shard_note = shard.map_or(String::new(), |s| {
+    Ok(())
+}
+
+/// The closing line: what ran, how fast, where it went.
+fn swept_line(
+    sweep: &Sweep<'_>,
+    loaded: &Loaded,
+    (swept, resumed): (&Swept, Option<usize>),
+    (runs_s, all_s, threads): (f64, f64, usize),
+    results: &Path,
+) -> String {
+    let shard_note = sweep.shard.map_or(String::new(), |s| {
         format!(
             " (shard {}/{} of {} in the grid)",
             s.index,
             s.count,
-            thousands(grid_size as u64)
+            thousands(loaded.grid_size() as u64)
         )
     });
-    let resumed_note = if args.resume {
-        format!(" ({} of them from the interrupted run)", thousands(resumed as u64))
-    } else {
-        String::new()
-    };
-    let replicated_note = match seeds {
-        Seeds::Auto if replicated == done - resumed => format!(" (each drew at random and ran {} seeds)", Seeds::AUTO),
-        Seeds::Auto if replicated > 0 => format!(
+    let resumed_note = resumed.map_or(String::new(), |n| {
+        format!(" ({} of them from the interrupted run)", thousands(n as u64))
+    });
+    let now = swept.done - resumed.unwrap_or(0);
+    let replicated_note = match sweep.seeds {
+        Seeds::Auto if swept.replicated == now => format!(" (each drew at random and ran {} seeds)", Seeds::AUTO),
+        Seeds::Auto if swept.replicated > 0 => format!(
             " ({} drew at random and ran {} seeds; the others, once)",
-            thousands(replicated as u64),
+            thousands(swept.replicated as u64),
             Seeds::AUTO
         ),
         Seeds::Auto => " (none drew at random: each ran once)".to_owned(),
         Seeds::List(_) => String::new(),
     };
-    errln!(
-        "swept {}{shard_note}{resumed_note}, {}{replicated_note}, in {:.2} s of runs on {} ({} runs per second), {:.2} s in all; wrote {}",
-        count(done, "configuration"),
-        count(runs, "run"),
-        elapsed.as_secs_f64(),
+    format!(
+        "swept {}{shard_note}{resumed_note}, {}{replicated_note}, in {runs_s:.2} s of runs on {} ({} runs per second), {all_s:.2} s in all; wrote {}",
+        count(swept.done, "configuration"),
+        count(swept.runs, "run"),
         count(threads, "thread"),
-        thousands((runs as f64 / elapsed.as_secs_f64().max(1e-9)).round() as u64),
-        began.elapsed().as_secs_f64(),
+        thousands((swept.runs as f64 / runs_s.max(1e-9)).round() as u64),
         results.display()
-    );
-    Ok(interrupt.exit())
+    )
 }
 
 /// The seeds, for the settings line.

@@ -13,7 +13,7 @@ use ctxbench_harness::verdict::{Best, Config, rows_at};
 pub(super) const HOLD_UP_TO: usize = 2_000;
 
 /// Rows held at most, whatever the configurations: every seed of [`HOLD_UP_TO`] of them.
-const HOLD_ROWS: usize = HOLD_UP_TO * ctxbench_harness::replicate::Seeds::AUTO;
+const HOLD_ROWS: usize = HOLD_UP_TO * ctxbench_harness::engine::Seeds::AUTO;
 
 /// The rows held for the charts; `None` past [`HOLD_UP_TO`] configurations.
 type Held = Option<Vec<ResultRow>>;

@@ -7,11 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use ctxbench_harness::sweep::{Shard, fingerprint};
-use serde_json::{Value, json};
-
-/// The file each shard's folder holds its fingerprint in.
-pub const FINGERPRINT: &str = "fingerprint.json";
+use ctxbench_harness::engine::{FINGERPRINT, Fingerprint, Identity};
+use ctxbench_harness::sweep::Shard;
 
 /// The shard `--shard` (and `--shards`) names: `None` for a whole sweep; with where it came from.
 pub fn shard_of(flag: Option<&str>, shards: Option<usize>) -> anyhow::Result<Option<(Shard, String)>> {
@@ -32,59 +29,6 @@ pub fn shard_of(flag: Option<&str>, shards: Option<usize>) -> anyhow::Result<Opt
     }
 }
 
-/// What a sweep is, for its fingerprint: the program's version, the grid, the seeds, and every
-/// scenario's file name and text.
-pub struct Identity {
-    /// The fingerprint.
-    pub fingerprint: String,
-    /// Configurations in the whole grid.
-    pub configurations: usize,
-    /// How "best" is chosen, as the flags spell it (`merge` ranks the merged rows by it): the
-    /// keys, the price of a lost fact, the tie.
-    pub objective: (String, Option<f64>, f64),
-    /// Whether the sweep was priced.
-    pub priced: bool,
-}
-
-impl Identity {
-    pub fn new(
-        grid: &str,
-        seeds: &str,
-        scenarios: &[(String, Vec<u8>)],
-        configurations: usize,
-        objective: (String, Option<f64>, f64),
-        priced: bool,
-    ) -> Identity {
-        let mut parts: Vec<&[u8]> = vec![env!("CARGO_PKG_VERSION").as_bytes(), grid.as_bytes(), seeds.as_bytes()];
-        for (name, text) in scenarios {
-            let file = Path::new(name)
-                .file_name()
-                .map_or(name.as_str(), |f| f.to_str().unwrap_or(name));
-            parts.push(file.as_bytes());
-            parts.push(text);
-        }
-        Identity {
-            fingerprint: fingerprint(&parts),
-            configurations,
-            objective,
-            priced,
-        }
-    }
-
-    fn json(&self, shard: Shard) -> Value {
-        json!({
-            "fingerprint": self.fingerprint,
-            "shard": format!("{}/{}", shard.index, shard.count),
-            "configurations": self.configurations,
-            "objective": self.objective.0,
-            "fact_cost": self.objective.1,
-            "tie": self.objective.2,
-            "priced": self.priced,
-            "version": env!("CARGO_PKG_VERSION"),
-        })
-    }
-}
-
 /// What a shard's run does.
 pub enum Prepared {
     /// This shard of this sweep is done already: say so.
@@ -95,11 +39,12 @@ pub enum Prepared {
 
 /// Where a shard of `out` runs: its folder done already (the same fingerprint: nothing to do;
 /// another: refused), or its `.partial` folder, kept with `--resume` and emptied without.
-pub fn prepare(out: &Path, shard: Shard, identity: &Identity, resume: bool) -> anyhow::Result<Prepared> {
+pub fn prepare(out: &Path, shard: Shard, identity: &Identity<'_>, resume: bool) -> anyhow::Result<Prepared> {
+    let identity = Fingerprint::new(identity, shard);
     let done = out.join(shard.folder());
     if done.is_dir() {
         let found = read_fingerprint(&done)?;
-        if found["fingerprint"] == identity.fingerprint.as_str() {
+        if found.fingerprint == identity.fingerprint {
             return Ok(Prepared::Done(format!(
                 "shard {}/{} of this sweep is done already ({}, fingerprint {}): nothing to run",
                 shard.index,
@@ -113,7 +58,7 @@ pub fn prepare(out: &Path, shard: Shard, identity: &Identity, resume: bool) -> a
             done.display(),
             shard.index,
             shard.count,
-            found["fingerprint"].as_str().unwrap_or("none"),
+            found.fingerprint,
             identity.fingerprint
         );
     }
@@ -123,20 +68,17 @@ pub fn prepare(out: &Path, shard: Shard, identity: &Identity, resume: bool) -> a
     }
     if resume && work.is_dir() {
         let found = read_fingerprint(&work)?;
-        if found["fingerprint"] != identity.fingerprint.as_str() {
+        if found.fingerprint != identity.fingerprint {
             bail!(
                 "cannot resume: {} is a shard of another sweep (fingerprint {}, this sweep's {}); run without --resume to start over",
                 work.display(),
-                found["fingerprint"].as_str().unwrap_or("none"),
+                found.fingerprint,
                 identity.fingerprint
             );
         }
     }
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
-    super::files::write_atomic(
-        &work.join(FINGERPRINT),
-        format!("{:#}\n", identity.json(shard)).as_bytes(),
-    )?;
+    super::files::write_atomic(&work.join(FINGERPRINT), identity.to_json().as_bytes())?;
     Ok(Prepared::Run(work))
 }
 
@@ -153,10 +95,10 @@ pub fn finish(out: &Path, shard: Shard) -> anyhow::Result<PathBuf> {
     Ok(done)
 }
 
-/// A shard folder's fingerprint file.
-pub fn read_fingerprint(dir: &Path) -> anyhow::Result<Value> {
+/// A shard folder's fingerprint file, read typed.
+pub fn read_fingerprint(dir: &Path) -> anyhow::Result<Fingerprint> {
     let path = dir.join(FINGERPRINT);
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("{}: not a shard of a sweep (no {FINGERPRINT})", dir.display()))?;
-    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not a sweep's fingerprint: {e}", path.display()))
+    Ok(Fingerprint::parse(&text, &path.display().to_string())?)
 }

@@ -163,3 +163,33 @@ fn merge_refuses_what_is_not_one_sweeps_every_shard() {
         "{said}"
     );
 }
+
+#[test]
+fn a_fingerprint_is_read_typed_not_filled_with_defaults() {
+    let dir = scratch("fleet-fingerprint");
+    let fleet = dir.join("fleet");
+    assert_eq!(sweep(&fleet, &["--shard", "1/2"], &[]).0, 0);
+    assert_eq!(sweep(&fleet, &["--shard", "2/2"], &[]).0, 0);
+    let file = fleet.join("shard-2-of-2/fingerprint.json");
+    let written = String::from_utf8(read(&file)).expect("utf-8");
+    // A tie that is not a number was once read as the default tie and merged.
+    std::fs::write(&file, written.replace("\"tie\": 0.01", "\"tie\": \"close\"")).expect("written");
+    let (code, _, said) = merge(&fleet);
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("fingerprint.json:"), "the file and its place: {said}");
+    assert!(said.contains("not a fingerprint this ctxbench reads"), "{said}");
+    assert!(!said.contains("expected f64"), "words, not serde's: {said}");
+    // A field missing is refused too, and running the shard again says the same.
+    let no_priced: String = written
+        .lines()
+        .filter(|l| !l.contains("\"priced\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&file, no_priced).expect("written");
+    let (code, _, said) = merge(&fleet);
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("priced"), "names the field: {said}");
+    let (code, _, said) = sweep(&fleet, &["--shard", "2/2"], &[]);
+    assert_eq!(code, 2, "{said}");
+    assert!(said.contains("not a fingerprint this ctxbench reads"), "{said}");
+}

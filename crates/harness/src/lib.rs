@@ -16,6 +16,8 @@
 //! - [`run`]: one scenario × one [`RunSettings`], simulated or against a live model.
 //! - [`trace`] and [`metrics`]: one line per call, and the figures, a pure function of them.
 //! - [`verdict`]: which runs qualify, how they rank, the suite's pick.
+//! - [`engine`]: many configurations over their seeds, on threads, for every command that runs
+//!   them (`compare`'s tuning and checks, `sweep`'s grids and shards, resuming).
 //! - [`report`], [`plot`], [`gate`], [`sweep`]: rows and their exporters (verdicts among them),
 //!   charts, the baseline gate, grids of settings.
 //! - [`import`] and [`http`]: logged conversations to scenarios; live endpoints both ways.
@@ -24,7 +26,7 @@
 
 pub mod agent;
 pub mod billing;
-pub mod configurations;
+pub mod engine;
 mod error;
 pub mod gate;
 pub mod http;
@@ -32,7 +34,6 @@ pub mod human;
 pub mod import;
 pub mod metrics;
 pub mod plot;
-pub mod replicate;
 pub mod report;
 mod row;
 pub mod run;

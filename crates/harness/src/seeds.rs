@@ -91,6 +91,28 @@ impl Seeds {
             Seeds::Auto => scenario.seeded || crate::row::drew(settings, first),
         }
     }
+
+    /// The seeds from `base` a configuration runs, given its first run ([`Seeds::replicates`]):
+    /// every seed of the list, or `base` alone. The one rule every command runs and resumes by.
+    pub fn of(&self, base: u64, scenario: &Scenario, settings: &RunSettings, first: &RunMetrics) -> Vec<u64> {
+        if self.replicates(scenario, settings, first) {
+            self.list(base)
+        } else {
+            vec![base]
+        }
+    }
+
+    /// The seeds every configuration runs first, and those only a configuration that
+    /// [replicates](Seeds::replicates) runs after them.
+    pub fn split(&self, base: u64) -> (Vec<u64>, Vec<u64>) {
+        match self {
+            Seeds::List(list) => (list.clone(), Vec::new()),
+            Seeds::Auto => {
+                let list = self.list(base);
+                (list[..1].to_vec(), list[1..].to_vec())
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 
 use std::sync::atomic::AtomicBool;
 
-use super::{Job, Phase, Plan, Replicated, load_all, run_jobs};
+use super::jobs::{Job, load_all, run_jobs};
+use super::replicate::{Phase, Plan, Replicated};
 use crate::row::ResultRow;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};

@@ -6,23 +6,13 @@
 use std::ops::Range;
 use std::sync::atomic::AtomicBool;
 
+use super::jobs::{Job, run_jobs};
 use crate::metrics::RunMetrics;
-use crate::replicate::{Job, Seeds, run_jobs};
+use crate::seeds::Seeds;
 use crate::settings::SettingsError;
 
 /// Runs a block holds at most: memory is bounded by it, whatever the size of the grid.
 const BLOCK_RUNS: usize = 4096;
-
-/// Which seeds every configuration runs first, and which only those whose first run drew.
-fn split(seeds: &Seeds, base: u64) -> (Vec<u64>, Vec<u64>) {
-    match seeds {
-        Seeds::List(list) => (list.clone(), Vec::new()),
-        Seeds::Auto => {
-            let list = seeds.list(base);
-            (list[..1].to_vec(), list[1..].to_vec())
-        }
-    }
-}
 
 /// Runs the configurations at `positions`, `job` making the run of a position and a seed, on
 /// `threads` threads (0: every core). Each configuration runs its seeds of `seeds`: with
@@ -39,7 +29,7 @@ pub fn run_configurations<'a, E: From<SettingsError>>(
     job: &dyn Fn(usize, u64) -> Result<Job<'a>, E>,
     done: &mut dyn FnMut(usize, Vec<(Job<'a>, RunMetrics)>) -> Result<(), E>,
 ) -> Result<usize, E> {
-    let (first, rest) = split(seeds, base);
+    let (first, rest) = seeds.split(base);
     let per_block = (BLOCK_RUNS / (first.len() + rest.len())).max(1);
     let mut at = positions.start;
     while at < positions.end {
@@ -98,7 +88,7 @@ mod tests {
     use ctxbench_compact::compact::Strategy;
 
     fn scenario(seeded: bool) -> Scenario {
-        let text = include_str!("../../../scenarios/unfetchable-facts.json");
+        let text = include_str!("../../../../scenarios/unfetchable-facts.json");
         let mut s = parse_scenario(text, "unfetchable-facts.json", 0).expect("valid");
         s.seeded = seeded;
         s
