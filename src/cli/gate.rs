@@ -5,10 +5,12 @@ use std::collections::btree_map::Entry;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use ctxbench_harness::RunSettings;
+use ctxbench_harness::engine::{Job, run_jobs};
 use ctxbench_harness::gate::{GateConfig, JobReport, RunAgain, Tolerance, checks, compare, job_report};
 use ctxbench_harness::gate::{gate_junit, gate_markdown, gate_summary, update_summary};
 use ctxbench_harness::report::{ResultRow, Row, absent_figures, csv, read_csv};
@@ -301,19 +303,27 @@ fn run_baseline(
         );
     }
     for row in baseline {
-        let seed = row.settings.seed;
-        let scenarios = match by_seed.entry(seed) {
-            Entry::Occupied(loaded) => loaded.into_mut(),
-            Entry::Vacant(slot) => slot.insert(load_all(&files, seed)?),
-        };
+        if let Entry::Vacant(slot) = by_seed.entry(row.settings.seed) {
+            slot.insert(load_all(&files, row.settings.seed)?);
+        }
+    }
+    // Each row's run on the scenario of its name and seed (a row whose scenario is gone is
+    // reported as a row only in the baseline), on every core by the harness's engine: the rows
+    // come back in the baseline's order whatever the threads.
+    let mut jobs = Vec::with_capacity(baseline.len());
+    for row in baseline {
+        let scenarios = by_seed.get(&row.settings.seed).map_or(&[][..], Vec::as_slice);
         let Some(scenario) = scenarios.iter().find(|s| s.name == row.scenario) else {
-            // Reported as a row only in the baseline.
             continue;
         };
         let place = || format!("baseline row {} · {}", row.scenario, row.settings.strategy);
         let settings = row.settings.resolved(scenario).with_context(place)?;
-        let result = run_scenario(scenario, &settings, &mut |_| {}).with_context(place)?;
-        rows.push(ResultRow::new(&scenario.name, settings, result.metrics));
+        settings.policy(scenario).with_context(place)?;
+        jobs.push(Job { scenario, settings });
     }
+    run_jobs::<anyhow::Error>(&jobs, 0, false, &AtomicBool::new(false), &mut |k, result| {
+        rows.push(ResultRow::new(&jobs[k].scenario.name, jobs[k].settings.clone(), result.metrics));
+        Ok(())
+    })?;
     Ok(rows)
 }
