@@ -13,6 +13,7 @@
 mod fingerprint;
 mod grid;
 mod jobs;
+mod plan;
 mod replicate;
 mod resume;
 mod seeded;
@@ -22,6 +23,7 @@ pub use crate::seeds::Seeds;
 pub use fingerprint::{FINGERPRINT, Fingerprint, FingerprintError, Identity};
 pub use grid::run_configurations;
 pub use jobs::{Job, load_all, run_jobs};
-pub use replicate::{Phase, Plan, Replicated, replicate};
+pub use plan::{Phase, Plan, Replicated};
+pub use replicate::replicate;
 pub use resume::{Check, ResumeError, Resumed, resume};
 pub use sweep::{Loaded, Sweep, Swept};

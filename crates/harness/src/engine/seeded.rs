@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 
 use super::jobs::{Job, load_all, run_jobs};
-use super::replicate::{Phase, Plan, Replicated};
+use super::plan::{Phase, Plan, Replicated};
 use crate::row::ResultRow;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
