@@ -31,6 +31,7 @@ mod sweep_resume;
 mod sweep_shard;
 mod validate;
 mod values;
+mod verdict_args;
 
 use std::process::ExitCode;
 

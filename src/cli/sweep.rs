@@ -11,7 +11,7 @@ use ctxbench_harness::replicate::{Job, Seeds, load_all};
 use ctxbench_harness::report::{CsvRows, ResultRow};
 use ctxbench_harness::scenario::Scenario;
 use ctxbench_harness::settings::RunSettings;
-use ctxbench_harness::sweep::{Objective, Plan};
+use ctxbench_harness::sweep::Plan;
 
 use super::interrupt::{Interrupt, stopped};
 use super::output::{errln, sayln};
@@ -25,9 +25,8 @@ use super::sweep_shard::{Identity, Prepared, finish, prepare, shard_of};
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let began = Instant::now();
     let priced = args.server.bill.price.0.is_some();
-    let objective =
-        Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
-    let seeds = Seeds::parse(&args.seeds, args.server.seed).map_err(anyhow::Error::msg)?;
+    let objective = args.verdict.objective(priced)?;
+    let seeds = args.verdict.seeds(args.server.seed)?;
     let base = args.server.seed;
     if let Some(note) = args.server.bill.cache_note() {
         errln!("{note}");
@@ -63,7 +62,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         Some((s, _)) => {
             let identity = Identity::new(
                 &layout.describe(),
-                &format!("{} from {base}", args.seeds),
+                &format!("{} from {base}", args.verdict.seeds),
                 &args.scenarios.texts()?,
                 configurations,
                 (objective.keys_text(), objective.fact_cost, objective.tie),
