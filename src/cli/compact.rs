@@ -153,7 +153,7 @@ pub fn run(args: CompactArgs) -> anyhow::Result<ExitCode> {
              swe-agent-mask)"
         );
     }
-    let p = &args.policy;
+    let p = args.policy.one("compact")?;
     let policy = Policy {
         window: args.window,
         threshold: p.threshold,

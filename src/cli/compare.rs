@@ -22,6 +22,7 @@ use super::progress::Progress;
 use super::reports::{Reports, stale_note, write_reports};
 use super::scenarios::ScenarioArgs;
 use super::settings_args::SettingsArgs;
+use super::verdict_args::VerdictArgs;
 
 /// Compare strategies on scenarios and say which to use: cost, cache, calls, lost facts.
 ///
@@ -46,22 +47,8 @@ pub struct CompareArgs {
     #[command(flatten)]
     settings: SettingsArgs,
 
-    /// What ranks the runs: keys tried in order, from facts, cost, tokens and calls
-    /// [default: facts,cost; facts,tokens with --price none; cost with --fact-cost].
-    #[arg(long, value_name = "LIST")]
-    objective: Option<String>,
-
-    /// Dollars a lost fact costs: ranks by cost + this × facts lost.
-    #[arg(long, value_name = "DOLLARS", value_parser = super::values::fact_cost)]
-    fact_cost: Option<f64>,
-
-    /// Two runs tie on a key when their 95% intervals overlap or their means differ by less than
-    /// this fraction; a tie passes to the next key, then to the simpler strategy.
-    #[arg(long, default_value_t = Objective::DEFAULT_TIE, value_name = "FRACTION", value_parser = super::values::decimal)]
-    tie: f64,
-
-    #[arg(long, default_value = "auto", value_name = super::help::SEEDS_VALUE, help = super::help::SEEDS_HELP)]
-    seeds: String,
+    #[command(flatten)]
+    verdict: VerdictArgs,
 
     /// Run exactly the strategies given: no tuning of their trigger and target.
     #[arg(long)]
@@ -103,18 +90,20 @@ pub enum Format {
 
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let priced = args.settings.server.bill.price.0.is_some();
-    let objective =
-        Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
+    let objective = args.verdict.objective(priced)?;
     if let Some(note) = args.settings.server.bill.cache_note() {
         errln!("{note}");
     }
     let base = args.settings.server.seed;
-    let seeds = Seeds::parse(&args.seeds, base).map_err(anyhow::Error::msg)?;
+    let seeds = args.verdict.seeds(base)?;
     let mut strategies = parse_strategy_list(&spell_strategies(&args.strategies)).context("invalid --strategies")?;
     for twice in dedup_by(&mut strategies, ToString::to_string) {
         errln!("note: --strategies {twice} was given more than once; it runs once");
     }
-    let settings: Vec<RunSettings> = strategies.into_iter().map(|s| args.settings.settings(s)).collect();
+    let settings = strategies
+        .into_iter()
+        .map(|s| args.settings.settings("compare", s))
+        .collect::<anyhow::Result<Vec<RunSettings>>>()?;
 
     // The first seed's scenarios are loaded before anything is written: a file that cannot be
     // read leaves no results folder behind. The runs take them from here.
@@ -196,7 +185,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) over the seeds, paired"
             .to_owned()
     };
-    let shared = args.settings.settings(ctxbench_compact::compact::Strategy::none());
+    let shared = args
+        .settings
+        .settings("compare", ctxbench_compact::compact::Strategy::none())?;
     let settings = format!(
         "{} · {seeds_note} · {tuned} · objective: {}",
         shared.describe(),
@@ -205,7 +196,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let echo = Echo {
         line: &settings,
         settings: &shared,
-        seeds: &args.seeds,
+        seeds: &args.verdict.seeds,
         seeds_run: &done.seeds,
         tuned: !args.no_tune,
     };

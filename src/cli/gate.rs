@@ -322,7 +322,11 @@ fn run_baseline(
         jobs.push(Job { scenario, settings });
     }
     run_jobs::<anyhow::Error>(&jobs, 0, false, &AtomicBool::new(false), &mut |k, result| {
-        rows.push(ResultRow::new(&jobs[k].scenario.name, jobs[k].settings.clone(), result.metrics));
+        rows.push(ResultRow::new(
+            &jobs[k].scenario.name,
+            jobs[k].settings.clone(),
+            result.metrics,
+        ));
         Ok(())
     })?;
     Ok(rows)

@@ -1,6 +1,7 @@
 //! What `--help` says in more than one command, written once: the closing text of the commands
 //! that take strategies (the stage catalogue itself is `ctxbench strategies`, in one place), the
-//! help of `--strategies`, and `--seeds`.
+//! help of `--strategies`, and `--model-profile`'s in `run`. A flag's own help is on its one
+//! declaration (settings_args.rs, verdict_args.rs).
 
 /// `--help`'s closing text for the commands that take strategies: the examples, then where the
 /// stages and presets are listed.
@@ -22,14 +23,6 @@ pub fn strategies_help(default: &str) -> String {
         NATIVE_DEFAULTS.join(", ")
     )
 }
-
-/// `--seeds`'s value, in `compare` and `sweep` alike.
-pub const SEEDS_VALUE: &str = "auto|N|A..B";
-
-/// `--seeds`'s help, in `compare` and `sweep` alike.
-pub const SEEDS_HELP: &str = "Seeds per configuration: auto (a configuration whose figures cannot \
-    vary with the seed runs once, any other 20 seeds from --seed), a count N from --seed, or a \
-    range A..B (both ends in)";
 
 /// `--model-profile`'s help in `run`, the one command that also has `--model` (a live model's
 /// name): the shared help, and which is which.

@@ -30,6 +30,7 @@ mod sweep_best;
 mod sweep_shard;
 mod validate;
 mod values;
+mod verdict_args;
 
 use std::process::ExitCode;
 

@@ -91,7 +91,7 @@ const BAR: usize = 40;
 
 pub fn run(args: RunCommandArgs) -> anyhow::Result<ExitCode> {
     let strategy: Strategy = args.strategy.parse().context("invalid --strategy")?;
-    let settings = args.settings.settings(strategy);
+    let settings = args.settings.settings("run", strategy)?;
     let scenario = load_scenario(&args.file, settings.seed)?;
     let settings = settings.resolved(&scenario)?;
     let policy = settings.policy(&scenario)?;

@@ -21,11 +21,10 @@ use ctxbench_harness::human::thousands;
 use ctxbench_harness::report::{Row, csv, json, table};
 use ctxbench_harness::scenario::load_scenario;
 use ctxbench_harness::settings::{RunSettings, price_text};
-use ctxbench_harness::sim::provider::Overflow;
 
 use super::files::{trace_lines, write_atomic};
 use super::output::{errln, say, sayln};
-use super::settings_args::{BillArgs, ProfileArgs, TokenizerArg, named};
+use super::settings_args::{ServerArgs, WindowArg};
 
 /// Serve a scenario as a model's endpoint (OpenAI chat, Anthropic Messages, OpenAI Responses), to
 /// measure any agent from outside.
@@ -61,26 +60,11 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1")]
     bind: IpAddr,
 
-    /// Context window in tokens; default: the scenario's.
-    #[arg(long, value_name = "TOKENS", value_parser = super::values::positive::<u64>)]
-    window: Option<u64>,
+    #[command(flatten)]
+    window: WindowArg,
 
     #[command(flatten)]
-    tokenizer: TokenizerArg,
-
-    /// What it does with a request over the window.
-    #[arg(long, value_parser = named::<Overflow>(), default_value = RunSettings::DEFAULT_OVERFLOW.as_str())]
-    overflow: Overflow,
-
-    /// Seed of the scripted model's draws (padding, summaries).
-    #[arg(long, default_value_t = RunSettings::DEFAULT_SEED, value_parser = super::values::whole::<u64>)]
-    seed: u64,
-
-    #[command(flatten)]
-    profiles: ProfileArgs,
-
-    #[command(flatten)]
-    bill: BillArgs,
+    server: ServerArgs,
 
     /// A provider's context management, as its server makes it, for every request of its route
     /// that asks for none: anthropic-compact, anthropic-clear or anthropic-clear-thinking
@@ -109,14 +93,9 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    let scenario = load_scenario(&args.file, args.seed)?;
-    let settings = args.bill.apply(RunSettings {
-        window: args.window,
-        tokenizer: args.tokenizer.tokenizer,
-        overflow: args.overflow,
-        seed: args.seed,
-        summarizer: args.profiles.summarizer,
-        model_profile: args.profiles.model_profile,
+    let scenario = load_scenario(&args.file, args.server.seed)?;
+    let settings = args.server.apply(RunSettings {
+        window: args.window.one("serve")?,
         ..RunSettings::served()
     });
     let edits = match &args.strategy {

@@ -1,13 +1,13 @@
-//! The flags that make a run's settings, in groups the commands share, each flag's default read
-//! from the settings themselves ([`RunSettings`], [`Policy`]): `compare`, `run` and `gate` take
-//! [`SettingsArgs`]; `sweep` takes lists of the policy's values and the [`ServerArgs`] (with
-//! the [`BillArgs`]);
-//! `compact` takes the [`PolicyArgs`] and a [`TokenizerArg`]; a library enum's names are read by
-//! [`named`].
+//! The flags that make a run's settings, in groups the commands share, each flag declared once
+//! with its default read from the settings themselves ([`RunSettings`], [`Policy`]): `compare`
+//! and `run` take [`SettingsArgs`]; `sweep` takes its groups one by one, the [`WindowArg`] and
+//! [`PolicyArgs`] as lists and ranges ([`Values`]); `serve` takes the [`WindowArg`] and the
+//! [`ServerArgs`] (the client runs the loop); `compact` takes the [`PolicyArgs`] and a
+//! [`TokenizerArg`]; a library enum's names are read by [`named`].
 
 use clap::Args;
 
-use super::values::{decimal, positive, retries, whole};
+use super::values::{Values, decimals, names, positive, positives, retries, whole, wholes};
 use ctxbench_compact::compact::{Retries, Strategy};
 use ctxbench_compact::named::Named;
 use ctxbench_compact::policy::Policy;
@@ -20,80 +20,120 @@ use ctxbench_harness::sim::latency::Latency;
 use ctxbench_harness::sim::profile::{Behaviour, Summarizer};
 use ctxbench_harness::sim::provider::Overflow;
 
-/// How a configuration is run.
+/// How one configuration is run (`compare`, `run`).
 #[derive(Debug, Args)]
 pub struct SettingsArgs {
-    /// Context window in tokens; overrides the scenario's.
-    #[arg(long, value_name = "TOKENS", value_parser = positive::<u64>)]
-    pub window: Option<u64>,
+    #[command(flatten)]
+    pub window: WindowArg,
 
     #[command(flatten)]
     pub policy: PolicyArgs,
+
+    #[command(flatten)]
+    pub agent_loop: LoopArgs,
 
     #[command(flatten)]
     pub server: ServerArgs,
 }
 
 impl SettingsArgs {
-    /// The settings of one strategy.
-    pub fn settings(&self, strategy: Strategy) -> RunSettings {
-        let p = &self.policy;
-        RunSettings {
-            window: self.window,
+    /// The settings of one strategy, for `command`, which takes one value of each flag (a list
+    /// is refused, in words that send it to `sweep`).
+    pub fn settings(&self, command: &str, strategy: Strategy) -> anyhow::Result<RunSettings> {
+        let p = self.policy.one(command)?;
+        Ok(RunSettings {
+            window: self.window.one(command)?,
             threshold: p.threshold,
             target: p.target,
             keep_recent_turns: p.keep_recent_turns,
             reply_reserve: p.reply_reserve,
             estimator: p.estimator,
-            ..self.server.settings(strategy)
-        }
+            ..self.server.apply(self.agent_loop.apply(RunSettings::new(strategy)))
+        })
+    }
+}
+
+/// The context window, over the scenario's.
+#[derive(Debug, Args)]
+pub struct WindowArg {
+    /// Context window in tokens; default: the scenario's own. `sweep` takes a list or range:
+    /// 4000,8000,32000.
+    #[arg(long, value_name = "TOKENS", value_parser = positives::<u64>("4000,8000,32000"))]
+    pub window: Option<Values<u64>>,
+}
+
+impl WindowArg {
+    /// The one window, for `command`; `None`: the scenario's.
+    pub fn one(&self, command: &str) -> anyhow::Result<Option<u64>> {
+        self.window.as_ref().map(|w| w.one(command)).transpose()
     }
 }
 
 /// When to compact and what to decide with.
 #[derive(Debug, Args)]
 pub struct PolicyArgs {
-    /// Compact once the estimate passes this fraction of the window.
-    #[arg(long, default_value_t = Policy::DEFAULT_THRESHOLD, value_name = "FRACTION", value_parser = decimal)]
-    pub threshold: f64,
+    /// Compact once the estimate passes this fraction of the window. `sweep` takes a list or a
+    /// range start:end:step: 0.5:0.95:0.05.
+    #[arg(long, default_value_t = Values::from(Policy::DEFAULT_THRESHOLD), value_name = "FRACTION",
+          value_parser = decimals("0.5:0.95:0.05"))]
+    pub threshold: Values<f64>,
 
     /// Once compacting, work down to this fraction of the window (a low watermark below the
-    /// threshold, so that the prefix stays put longer); default: the threshold.
-    #[arg(long, value_name = "FRACTION", value_parser = decimal)]
-    pub target: Option<f64>,
+    /// threshold, so that the prefix stays put longer); default: the threshold. `sweep` takes a
+    /// list or range, and leaves a target above a threshold out of that threshold's runs.
+    #[arg(long, value_name = "FRACTION", value_parser = decimals("0.4,0.6"))]
+    pub target: Option<Values<f64>>,
 
-    /// Never touch the last N user requests, nor anything after them.
-    #[arg(long = "keep", default_value_t = Policy::DEFAULT_KEEP, value_name = "N", value_parser = whole::<usize>)]
-    pub keep_recent_turns: usize,
+    /// Never touch the last N user requests, nor anything after them. `sweep` takes a list or
+    /// range: 1..4.
+    #[arg(long = "keep", default_value_t = Values::from(Policy::DEFAULT_KEEP), value_name = "N",
+          value_parser = wholes::<usize>("1..4"))]
+    pub keep_recent_turns: Values<usize>,
 
-    /// Tokens kept free for the reply; the limit is at most window − reserve.
-    #[arg(long, default_value_t = Policy::DEFAULT_REPLY_RESERVE, value_name = "TOKENS", value_parser = whole::<u64>)]
-    pub reply_reserve: u64,
+    /// Tokens kept free for the reply; the limit is at most window − reserve. `sweep` takes a list
+    /// or range: 0:2000:500.
+    #[arg(long, default_value_t = Values::from(Policy::DEFAULT_REPLY_RESERVE), value_name = "TOKENS",
+          value_parser = wholes::<u64>("0:2000:500"))]
+    pub reply_reserve: Values<u64>,
 
     /// What the compactor decides with: chars4, chars4-py, o200k, cl100k (and usage, where a
-    /// provider reports counts).
-    #[arg(long, default_value_t = RunSettings::DEFAULT_ESTIMATOR, value_parser = parse_estimator, value_name = "NAME")]
+    /// provider reports counts). `sweep` takes a list: chars4,o200k.
+    #[arg(long, default_value_t = Values::from(RunSettings::DEFAULT_ESTIMATOR), value_name = "NAME",
+          value_parser = names(parse_estimator, "chars4,o200k"))]
+    pub estimator: Values<Estimator>,
+}
+
+/// The policy flags' values for a command that takes one of each.
+#[derive(Clone, Copy, Debug)]
+pub struct OnePolicy {
+    /// `--threshold`.
+    pub threshold: f64,
+    /// `--target`.
+    pub target: Option<f64>,
+    /// `--keep`.
+    pub keep_recent_turns: usize,
+    /// `--reply-reserve`.
+    pub reply_reserve: u64,
+    /// `--estimator`.
     pub estimator: Estimator,
 }
 
-/// What the server counts and bills with.
-#[derive(Debug, Args)]
-pub struct TokenizerArg {
-    /// What the provider counts and bills with: o200k or cl100k.
-    #[arg(long, default_value_t = RunSettings::DEFAULT_TOKENIZER, value_parser = parse_tokenizer, value_name = "NAME")]
-    pub tokenizer: CounterKind,
+impl PolicyArgs {
+    /// The one value of each flag, for `command`; a list or range is refused.
+    pub fn one(&self, command: &str) -> anyhow::Result<OnePolicy> {
+        Ok(OnePolicy {
+            threshold: self.threshold.one(command)?,
+            target: self.target.as_ref().map(|t| t.one(command)).transpose()?,
+            keep_recent_turns: self.keep_recent_turns.one(command)?,
+            reply_reserve: self.reply_reserve.one(command)?,
+            estimator: self.estimator.one(command)?,
+        })
+    }
 }
 
-/// The simulated server and the loop around the strategy.
+/// The agent loop around the strategy (`serve`'s client runs its own).
 #[derive(Debug, Args)]
-pub struct ServerArgs {
-    #[command(flatten)]
-    pub tokenizer: TokenizerArg,
-
-    /// What the server does with a request over the window.
-    #[arg(long, value_parser = named::<Overflow>(), default_value = RunSettings::DEFAULT_OVERFLOW.as_str())]
-    pub overflow: Overflow,
-
+pub struct LoopArgs {
     /// What the loop does when the server rejects a request as too long.
     #[arg(long, value_parser = named::<OnOverflow>(), default_value = RunSettings::DEFAULT_ON_OVERFLOW.as_str())]
     pub on_overflow: OnOverflow,
@@ -107,6 +147,38 @@ pub struct ServerArgs {
     /// Agent and refetch calls allowed per request; default: the scenario's (its steps plus needs).
     #[arg(long, value_name = "N", value_parser = positive::<usize>)]
     pub max_turns: Option<usize>,
+}
+
+impl LoopArgs {
+    /// These flags over `settings`.
+    pub fn apply(&self, settings: RunSettings) -> RunSettings {
+        RunSettings {
+            on_overflow: self.on_overflow,
+            retries_per_compaction: self.compaction_retries,
+            max_turns: self.max_turns,
+            ..settings
+        }
+    }
+}
+
+/// What the server counts and bills with.
+#[derive(Debug, Args)]
+pub struct TokenizerArg {
+    /// What the provider counts and bills with: o200k or cl100k.
+    #[arg(long, default_value_t = RunSettings::DEFAULT_TOKENIZER, value_parser = parse_tokenizer, value_name = "NAME")]
+    pub tokenizer: CounterKind,
+}
+
+/// The simulated server: what it counts with, what it does over the window, its draws and its
+/// bill.
+#[derive(Debug, Args)]
+pub struct ServerArgs {
+    #[command(flatten)]
+    pub tokenizer: TokenizerArg,
+
+    /// What the server does with a request over the window.
+    #[arg(long, value_parser = named::<Overflow>(), default_value = RunSettings::DEFAULT_OVERFLOW.as_str())]
+    pub overflow: Overflow,
 
     /// Seed of every random draw (padding, summaries, the model's behaviour).
     #[arg(long, default_value_t = RunSettings::DEFAULT_SEED, value_parser = whole::<u64>)]
@@ -215,18 +287,15 @@ impl BillArgs {
 }
 
 impl ServerArgs {
-    /// The defaults for `strategy`, with these flags.
-    pub fn settings(&self, strategy: Strategy) -> RunSettings {
+    /// These flags over `settings`, the bill's with them.
+    pub fn apply(&self, settings: RunSettings) -> RunSettings {
         self.bill.apply(RunSettings {
             tokenizer: self.tokenizer.tokenizer,
             overflow: self.overflow,
-            on_overflow: self.on_overflow,
-            retries_per_compaction: self.compaction_retries,
-            max_turns: self.max_turns,
             seed: self.seed,
             summarizer: self.profiles.summarizer.clone(),
             model_profile: self.profiles.model_profile.clone(),
-            ..RunSettings::new(strategy)
+            ..settings
         })
     }
 }

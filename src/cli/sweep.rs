@@ -23,9 +23,8 @@ use super::sweep_shard::{Prepared, finish, prepare as prepare_shard, shard_of};
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let began = Instant::now();
     let priced = args.server.bill.price.0.is_some();
-    let objective =
-        Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
-    let seeds = Seeds::parse(&args.seeds, args.server.seed).map_err(anyhow::Error::msg)?;
+    let objective = args.verdict.objective(priced)?;
+    let seeds = args.verdict.seeds(args.server.seed)?;
     if let Some(note) = args.server.bill.cache_note() {
         errln!("{note}");
     }
@@ -53,24 +52,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if let Some((path, e)) = sweep.unresolved(&loaded) {
         return Err(anyhow::Error::new(e).context(path.to_owned()));
     }
-    if loaded.grid_size() > LARGE_GRID && !args.yes {
-        bail!(
-            "{} is more than {} configurations; pass --yes to run it all, or take a coarser step",
-            count(loaded.grid_size(), "configuration"),
-            thousands(LARGE_GRID as u64)
-        );
-    }
-    if let (Some((s, from)), Some((share, spread))) = (&sharded, loaded.share()) {
-        errln!(
-            "shard {}/{} ({from}): {} of {}, {:.1}% of the estimated work (by the scenarios' sizes; the largest shard {:.2}× the smallest)",
-            s.index,
-            s.count,
-            thousands(loaded.planned() as u64),
-            count(loaded.grid_size(), "configuration"),
-            share * 100.0,
-            spread,
-        );
-    }
+    said_before_running(&args, sharded.as_ref(), &loaded)?;
     let partial = out.join("results.csv.partial");
     let Partial {
         kept: resumed,
@@ -161,6 +143,29 @@ fn grid_of(args: &SweepArgs, seeds: &Seeds) -> anyhow::Result<(Grid, Layout)> {
     Ok((grid, layout))
 }
 
+/// What is said before the runs: a grid too large refused without `--yes`, a shard's slice.
+fn said_before_running(args: &SweepArgs, sharded: Option<&(Shard, String)>, loaded: &Loaded) -> anyhow::Result<()> {
+    if loaded.grid_size() > LARGE_GRID && !args.yes {
+        bail!(
+            "{} is more than {} configurations; pass --yes to run it all, or take a coarser step",
+            count(loaded.grid_size(), "configuration"),
+            thousands(LARGE_GRID as u64)
+        );
+    }
+    if let (Some((s, from)), Some((share, spread))) = (sharded, loaded.share()) {
+        errln!(
+            "shard {}/{} ({from}): {} of {}, {:.1}% of the estimated work (by the scenarios' sizes; the largest shard {:.2}× the smallest)",
+            s.index,
+            s.count,
+            thousands(loaded.planned() as u64),
+            count(loaded.grid_size(), "configuration"),
+            share * 100.0,
+            spread,
+        );
+    }
+    Ok(())
+}
+
 /// The folder a sweep runs in: `--out`, or its shard's (`None`: that shard is done already).
 fn folder(args: &SweepArgs, sweep: &Sweep<'_>, objective: &Objective, priced: bool) -> anyhow::Result<Option<PathBuf>> {
     let Some(shard) = sweep.shard else {
@@ -168,7 +173,7 @@ fn folder(args: &SweepArgs, sweep: &Sweep<'_>, objective: &Objective, priced: bo
     };
     let identity = ctxbench_harness::engine::Identity {
         grid: &sweep.layout.describe(),
-        seeds: &format!("{} from {}", args.seeds, sweep.base),
+        seeds: &format!("{} from {}", args.verdict.seeds, sweep.base),
         scenarios: &args.scenarios.texts()?,
         configurations: sweep.layout.len().saturating_mul(args.scenarios.count()?),
         objective,

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_compact::compact::parse_strategy_list;
-use ctxbench_compact::policy::Policy;
-use ctxbench_harness::settings::{RunSettings, parse_estimator, spell_strategies};
-use ctxbench_harness::sweep::{Grid, Objective, parse_decimals, parse_integers};
+use ctxbench_harness::settings::{RunSettings, spell_strategies};
+use ctxbench_harness::sweep::Grid;
 
 use super::scenarios::ScenarioArgs;
-use super::settings_args::ServerArgs;
+use super::settings_args::{LoopArgs, PolicyArgs, ServerArgs, WindowArg};
+use super::verdict_args::VerdictArgs;
 
 /// Run a grid of configurations over scenarios, in parallel, and pick the best per scenario.
 ///
@@ -31,34 +31,18 @@ pub struct SweepArgs {
           help = super::help::strategies_help("standard"))]
     pub(super) strategies: String,
 
-    /// Windows in tokens (list or range); default: each scenario's own.
-    #[arg(long, value_name = "LIST")]
-    pub(super) window: Option<String>,
+    #[command(flatten)]
+    pub(super) window: WindowArg,
 
-    /// Thresholds: a value, a list, or start:end:step.
-    #[arg(long, default_value_t = Policy::DEFAULT_THRESHOLD.to_string(), value_name = "RANGE")]
-    pub(super) threshold: String,
-
-    /// Targets (low watermarks, fractions of the window): a value, a list, or start:end:step;
-    /// default: each threshold. Targets above a threshold are left out of its configurations.
-    #[arg(long, value_name = "RANGE")]
-    pub(super) target: Option<String>,
-
-    /// keep_recent_turns values: a value, a list, or a range such as 1..4.
-    #[arg(long, default_value_t = Policy::DEFAULT_KEEP.to_string(), value_name = "RANGE")]
-    pub(super) keep: String,
-
-    /// Reply reserves in tokens.
-    #[arg(long, default_value_t = Policy::DEFAULT_REPLY_RESERVE.to_string(), value_name = "LIST")]
-    pub(super) reply_reserve: String,
-
-    /// Estimators, comma-separated: chars4, chars4-py, o200k, cl100k, usage.
-    #[arg(long, default_value_t = RunSettings::DEFAULT_ESTIMATOR.to_string(), value_name = "LIST")]
-    pub(super) estimator: String,
+    #[command(flatten)]
+    pub(super) policy: PolicyArgs,
 
     /// A stage parameter's values, repeatable: `mask.m=5,10,20`.
     #[arg(long, value_name = "STAGE.KEY=VALUES")]
     pub(super) param: Vec<String>,
+
+    #[command(flatten)]
+    pub(super) agent_loop: LoopArgs,
 
     #[command(flatten)]
     pub(super) server: ServerArgs,
@@ -76,24 +60,10 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N", value_parser = super::values::positive::<usize>)]
     pub(super) shards: Option<usize>,
 
-    /// What "best" means, by the rule `compare` ranks with: keys tried in order, from facts,
-    /// cost, tokens and calls [default: facts,cost; facts,tokens with --price none].
-    #[arg(long, value_name = "LIST")]
-    pub(super) objective: Option<String>,
+    #[command(flatten)]
+    pub(super) verdict: VerdictArgs,
 
-    /// Dollars a lost fact costs: ranks by cost + this × facts lost.
-    #[arg(long, value_name = "DOLLARS", value_parser = super::values::fact_cost)]
-    pub(super) fact_cost: Option<f64>,
-
-    /// Two configurations tie on a key when their 95% intervals overlap or their means differ by
-    /// less than this fraction.
-    #[arg(long, default_value_t = Objective::DEFAULT_TIE, value_name = "FRACTION", value_parser = super::values::decimal)]
-    pub(super) tie: f64,
-
-    #[arg(long, default_value = "auto", value_name = super::help::SEEDS_VALUE, help = super::help::SEEDS_HELP)]
-    pub(super) seeds: String,
-
-    /// Threads; default: every core.
+    /// Threads; default: every core. The results are the same whatever the number.
     #[arg(long, value_name = "N", value_parser = super::values::positive::<usize>)]
     pub(super) jobs: Option<usize>,
 
@@ -122,15 +92,10 @@ pub(super) const LARGE_GRID: usize = 1_000_000;
 impl SweepArgs {
     pub(super) fn grid(&self) -> anyhow::Result<Grid> {
         let strategies = parse_strategy_list(&spell_strategies(&self.strategies)).context("invalid --strategies")?;
-        let windows = match &self.window {
-            Some(w) => parse_integers(w).context("--window")?.into_iter().map(Some).collect(),
+        let windows = match &self.window.window {
+            Some(w) => w.list().iter().copied().map(Some).collect(),
             None => vec![None],
         };
-        let estimators = self
-            .estimator
-            .split(',')
-            .map(|e| parse_estimator(e.trim()).map_err(|e| anyhow::anyhow!("--estimator: {e}")))
-            .collect::<anyhow::Result<Vec<_>>>()?;
         let mut params = Vec::new();
         for spec in &self.param {
             let parsed = spec.split_once('=').and_then(|(sk, v)| Some((sk.split_once('.')?, v)));
@@ -147,28 +112,26 @@ impl SweepArgs {
             ));
         }
         // The single-valued settings; the lists replace the rest.
-        let base = self.server.settings(strategies[0].clone());
+        let base = self
+            .server
+            .apply(self.agent_loop.apply(RunSettings::new(strategies[0].clone())));
+        let p = &self.policy;
         Ok(Grid {
             strategies,
             windows,
-            thresholds: parse_decimals(&self.threshold).context("--threshold")?,
-            targets: match &self.target {
+            thresholds: p.threshold.list().to_vec(),
+            targets: match &p.target {
                 Some(t) => {
-                    let targets = parse_decimals(t).context("--target")?;
-                    if let Some(bad) = targets.iter().find(|t| !(**t > 0.0 && **t <= 1.0)) {
+                    if let Some(bad) = t.list().iter().find(|t| !(**t > 0.0 && **t <= 1.0)) {
                         bail!("--target {bad}: the target must be in (0, threshold], a fraction of the window");
                     }
-                    targets.into_iter().map(Some).collect()
+                    t.list().iter().copied().map(Some).collect()
                 }
                 None => vec![None],
             },
-            keeps: parse_integers(&self.keep)
-                .context("--keep")?
-                .into_iter()
-                .map(|k| k as usize)
-                .collect(),
-            reserves: parse_integers(&self.reply_reserve).context("--reply-reserve")?,
-            estimators,
+            keeps: p.keep_recent_turns.list().to_vec(),
+            reserves: p.reply_reserve.list().to_vec(),
+            estimators: p.estimator.list().to_vec(),
             params,
             base,
         })

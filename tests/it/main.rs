@@ -21,6 +21,7 @@ mod cli_replay;
 mod cli_sweep;
 mod fidelity;
 mod fidelity_published;
+mod flags;
 mod fleet;
 mod gate_markdown;
 mod import;
