@@ -85,12 +85,7 @@ pub struct Resumed {
 /// `check` with its position (from 0), which says whether it is whole (only the last may not be:
 /// it is dropped) or refuses it ([`ResumeError::Other`]; its file is filled in here). At most
 /// `planned` configurations.
-pub fn resume(
-    text: &str,
-    file: &str,
-    planned: usize,
-    check: &mut Check<'_>,
-) -> Result<Resumed, ResumeError> {
+pub fn resume(text: &str, file: &str, planned: usize, check: &mut Check<'_>) -> Result<Resumed, ResumeError> {
     // A line cut by the interruption is not a row: keep the whole lines only.
     let lines = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
     let rows = read_csv(lines).map_err(|e| ResumeError::Unreadable {
