@@ -1,4 +1,5 @@
-//! The `ctxbench` command: a thin shell over the library. Parses, calls, prints `error: …`,
+//! The `ctxbench` command over the libraries: it holds the flags, the files and the printing,
+//! hands loaders and runners to the harness, prints `error: …`,
 //! and returns an exit code CI can rely on (0 done, 1 a measured failure, 2 unusable input).
 
 mod cli;

@@ -1,6 +1,8 @@
 //! Context compaction for LLM agent loops: before every model call, shrink the oldest part of the
 //! history so the request stays under a limit, without ever separating a tool call from its
-//! result. No IO, no printing, no global state: an agent embeds it and calls it before each call.
+//! result. It never prints, reads a file only where a caller names one (`input`), and keeps no
+//! global configuration (only constant tables and token-count caches): an agent embeds it and
+//! calls it before each call.
 //!
 //! # Layout
 //!

@@ -1,7 +1,8 @@
 //! The ctxbench harness: measures what a compaction strategy costs and breaks by replaying
 //! scenarios through the real agent loop, with a scripted model behind a simulated server, and
 //! turns the calls into figures, reports, charts and a CI gate. The compactor itself is the
-//! `ctxbench_compact` crate; this one never prints, and touches files only to load scenarios.
+//! `ctxbench_compact` crate; this one never prints, reads files only to load scenarios and a
+//! user's profiles, and writes none (the command writes what it returns).
 //!
 //! # Layout, in the order data flows
 //!
