@@ -103,13 +103,12 @@ pub enum Format {
 
 pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let priced = args.settings.server.bill.price.0.is_some();
-    let objective =
-        Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
+    let objective = Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie)?;
     if let Some(note) = args.settings.server.bill.cache_note() {
         errln!("{note}");
     }
     let base = args.settings.server.seed;
-    let seeds = Seeds::parse(&args.seeds, base).map_err(anyhow::Error::msg)?;
+    let seeds = Seeds::parse(&args.seeds, base)?;
     let mut strategies = parse_strategy_list(&spell_strategies(&args.strategies)).context("invalid --strategies")?;
     for twice in dedup_by(&mut strategies, ToString::to_string) {
         errln!("note: --strategies {twice} was given more than once; it runs once");

@@ -25,9 +25,8 @@ use super::sweep_shard::{Identity, Prepared, finish, prepare, shard_of};
 pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     let began = Instant::now();
     let priced = args.server.bill.price.0.is_some();
-    let objective =
-        Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie).map_err(anyhow::Error::msg)?;
-    let seeds = Seeds::parse(&args.seeds, args.server.seed).map_err(anyhow::Error::msg)?;
+    let objective = Objective::resolve(args.objective.as_deref(), priced, args.fact_cost, args.tie)?;
+    let seeds = Seeds::parse(&args.seeds, args.server.seed)?;
     let base = args.server.seed;
     if let Some(note) = args.server.bill.cache_note() {
         errln!("{note}");

@@ -18,7 +18,7 @@ use crate::settings::{RunSettings, SettingsError};
 use crate::trace::CallRecord;
 use crate::verdict::{Alternative, Objective, Runs};
 
-pub use crate::seeds::Seeds;
+pub use crate::seeds::{Seeds, SeedsError};
 use seeded::{Blocks, Seeded};
 
 mod seeded;
