@@ -162,7 +162,7 @@ pub struct BillArgs {
 pub struct PriceArg(pub Option<Price>);
 
 /// Reads `--price`, a file's name from the disk.
-fn parse_price(text: &str) -> Result<PriceArg, String> {
+fn parse_price(text: &str) -> Result<PriceArg, ctxbench_harness::billing::PriceError> {
     let read = |file: &str| {
         std::fs::read_to_string(file).map_err(|e| format!("{file}: {}", ctxbench_compact::input::io_words(&e)))
     };
