@@ -120,3 +120,63 @@ fn kinds() -> String {
     let kinds: Vec<&str> = FactKind::ALL.iter().map(|k| k.as_str()).collect();
     kinds.join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Behaviour, Curve, SHIPPED, Summarizer, SummarizerProfile};
+    use super::*;
+
+    #[test]
+    fn each_wrong_curve_is_its_own_variant() {
+        assert_eq!(
+            Curve::try_from(vec![[0.3, 0.2], [0.1, 0.6]]),
+            Err(CurveError::NotRising { from: 0.3, to: 0.1 })
+        );
+        assert_eq!(
+            Curve::try_from(vec![[0.3, 1.2]]),
+            Err(CurveError::OutOfRange { ratio: 0.3, p: 1.2 })
+        );
+        assert_eq!(Curve::try_from(vec![]), Err(CurveError::NoPoints));
+    }
+
+    #[test]
+    fn each_wrong_profile_file_is_its_own_variant() {
+        let dir = std::env::temp_dir().join(format!("ctxbench-profile-error-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let file = dir.join("mine.toml");
+        std::fs::write(&file, "[model.careful]\nabout = \"x\"\nnotice = 0.9\nguess = 0\n").expect("writes");
+        let e = format!("{}#rash", file.display())
+            .parse::<Behaviour>()
+            .expect_err("no such table");
+        assert!(
+            matches!(&e, ProfileError::NoTable { kind: "model", name, .. } if name == "rash"),
+            "{e:?}"
+        );
+        let e = file
+            .display()
+            .to_string()
+            .parse::<Summarizer>()
+            .expect_err("no summarizer");
+        assert!(
+            matches!(e, ProfileError::NoneOfKind { kind: "summarizer", .. }),
+            "{e:?}"
+        );
+        let e = dir
+            .join("absent.toml")
+            .display()
+            .to_string()
+            .parse::<Summarizer>()
+            .expect_err("absent");
+        assert!(matches!(e, ProfileError::Unread { .. }), "{e:?}");
+        std::fs::write(&file, "[[model]]\nname = \"m\"\n").expect("writes");
+        let e = file.display().to_string().parse::<Behaviour>().expect_err("prices");
+        assert!(matches!(e, ProfileError::PriceTable { .. }), "{e:?}");
+        let summarizer = SHIPPED.summarizer[Summarizer::DEFAULT].clone();
+        let mut keep = summarizer.keep.clone();
+        keep.remove("told");
+        let missing = SummarizerProfile { keep, ..summarizer };
+        assert!(
+            matches!(missing.check("f.toml", "mine"), Err(ProfileError::MissingCurve { key, .. }) if key == "told")
+        );
+    }
+}
