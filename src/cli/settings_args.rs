@@ -99,7 +99,7 @@ pub struct PolicyArgs {
     /// What the compactor decides with: chars4, chars4-py, o200k, cl100k (and usage, where a
     /// provider reports counts). `sweep` takes a list: chars4,o200k.
     #[arg(long, default_value_t = Values::from(RunSettings::DEFAULT_ESTIMATOR), value_name = "NAME",
-          value_parser = names(parse_estimator, "chars4,o200k"))]
+          value_parser = names(|t| parse_estimator(t).map_err(|e| e.to_string()), "chars4,o200k"))]
     pub estimator: Values<Estimator>,
 }
 
@@ -234,7 +234,7 @@ pub struct BillArgs {
 pub struct PriceArg(pub Option<Price>);
 
 /// Reads `--price`, a file's name from the disk.
-fn parse_price(text: &str) -> Result<PriceArg, String> {
+fn parse_price(text: &str) -> Result<PriceArg, ctxbench_harness::billing::PriceError> {
     let read = |file: &str| {
         std::fs::read_to_string(file).map_err(|e| format!("{file}: {}", ctxbench_compact::input::io_words(&e)))
     };

@@ -22,8 +22,8 @@ fn assert_faithful(path: &Path) -> Imported {
     let done = import_file(path, &ImportOptions::default());
     parse_scenario(&done.scenario.to_string(), "imported.json", 0).expect("the scenario validates");
     assert_eq!(
-        done.fidelity,
-        Ok(done.counts.steps),
+        done.fidelity.as_ref().map_err(ToString::to_string),
+        Ok(&done.counts.steps),
         "{}: replaying with none sends the logged messages at every model call",
         path.display()
     );
@@ -154,7 +154,7 @@ fn real_log_quirks_are_taken_and_the_facts_found() {
         &ImportOptions::default(),
     )
     .expect("imports");
-    assert_eq!(done.fidelity, Ok(5));
+    assert_eq!(done.fidelity.as_ref().map_err(ToString::to_string), Ok(&5));
     let s = &done.scenario;
     assert_eq!(s["requests"][0]["user"], "Sorry, I mean order 88124.");
     assert_eq!(s["requests"][0]["before"][0]["content"], "Order 88123 please.");
@@ -358,7 +358,11 @@ fn a_call_log_keeps_each_calls_usage_and_puts_its_cache_beside_the_simulated_one
     for (conversation, (prompt, cached)) in found.iter().zip([(787, 384), (376, 128)]) {
         let done = ctxbench_harness::import::import_logged(conversation, "support.calls.jsonl", "c", &options)
             .expect("imports");
-        assert_eq!(done.fidelity, Ok(conversation.lines.len()), "replays byte for byte");
+        assert_eq!(
+            done.fidelity.as_ref().map_err(ToString::to_string),
+            Ok(&conversation.lines.len()),
+            "replays byte for byte"
+        );
         let cache = done.cache.expect("a call log that replays gives its cache");
         // The logged side is the file's own figures, summed by hand in its README.
         assert_eq!(cache.logged, (prompt, cached));

@@ -41,7 +41,7 @@ fn a_claude_code_session_replays_with_each_calls_usage() {
     )
     .expect("imports");
     // Nine replies (the API error line is none of them), replayed byte for byte.
-    assert_eq!(done.fidelity, Ok(9));
+    assert_eq!(done.fidelity.as_ref().map_err(ToString::to_string), Ok(&9));
     // The scenario says where it came from, and that its counts are an approximation.
     assert!(
         done.scenario["description"].as_str().is_some_and(|d| d.starts_with(
@@ -85,7 +85,7 @@ fn a_codex_rollout_replays_with_each_calls_usage() {
         &ImportOptions::default(),
     )
     .expect("imports");
-    assert_eq!(done.fidelity, Ok(8));
+    assert_eq!(done.fidelity.as_ref().map_err(ToString::to_string), Ok(&8));
     // The base instructions are the system prompt; a free-form tool's input is its fixture's key.
     assert!(
         done.scenario["system"]
@@ -174,7 +174,11 @@ fn anthropic_bodies_and_responses_inputs_import_too() {
     for (name, calls) in [("wire/anthropic-claude-code.json", 4), ("wire/responses-codex.json", 5)] {
         let text = std::fs::read_to_string(fixture(name)).expect("the fixture");
         let done = ctxbench_harness::import::import(&text, name, "body", &ImportOptions::default()).expect("imports");
-        assert_eq!(done.fidelity, Ok(calls), "{name}");
+        assert_eq!(
+            done.fidelity.as_ref().map_err(ToString::to_string),
+            Ok(&calls),
+            "{name}"
+        );
         assert_ne!(done.format, ctxbench_compact::wire::Format::Chat, "{name}");
     }
 }

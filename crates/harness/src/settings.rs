@@ -349,17 +349,30 @@ impl RunSettings {
     }
 }
 
+/// A name `--estimator` or `--tokenizer` does not know; the message says the names it could be.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// Not an estimator's name.
+    #[error(transparent)]
+    Estimator(#[from] ctxbench_compact::tokens::UnknownEstimator),
+    /// Not one of [`RunSettings::TOKENIZERS`].
+    #[error("{name:?} is not a tokenizer; expected o200k or cl100k")]
+    Tokenizer {
+        /// The name given.
+        name: String,
+    },
+}
+
 /// Parses an estimator's name, with the names it could be in the message.
-pub fn parse_estimator(name: &str) -> Result<Estimator, String> {
-    name.parse()
-        .map_err(|e: ctxbench_compact::tokens::UnknownEstimator| e.to_string())
+pub fn parse_estimator(name: &str) -> Result<Estimator, NameError> {
+    Ok(name.parse()?)
 }
 
 /// Parses a server counter's name (`o200k` or `cl100k`).
-pub fn parse_tokenizer(name: &str) -> Result<CounterKind, String> {
+pub fn parse_tokenizer(name: &str) -> Result<CounterKind, NameError> {
     CounterKind::parse(name)
         .filter(|k| RunSettings::TOKENIZERS.contains(k))
-        .ok_or_else(|| format!("{name:?} is not a tokenizer; expected o200k or cl100k"))
+        .ok_or_else(|| NameError::Tokenizer { name: name.to_owned() })
 }
 
 /// A price as the settings spell it: `none`, a model's name, or its numbers.

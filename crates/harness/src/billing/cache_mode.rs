@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use super::error::CacheError;
+
 /// A provider's prompt cache (`--cache MODE[:k=v,…]`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum CacheMode {
@@ -65,7 +67,7 @@ impl CacheMode {
 
     /// Parses `none`, `prefix[:block=…,min=…,ttl=…,output=…]` or
     /// `breakpoints[:min=…,ttl=…,lookback=…,write=…]`; what is not given keeps its default.
-    pub fn parse(text: &str) -> Result<CacheMode, String> {
+    pub fn parse(text: &str) -> Result<CacheMode, CacheError> {
         let (name, params) = match text.trim().split_once(':') {
             Some((name, params)) => (name.trim(), params),
             None => (text.trim(), ""),
@@ -74,32 +76,30 @@ impl CacheMode {
             "none" => CacheMode::None,
             "prefix" => CacheMode::PREFIX,
             "breakpoints" => CacheMode::BREAKPOINTS,
-            other => {
-                return Err(format!(
-                    "{other:?} is not a cache mode; expected none, prefix or breakpoints"
-                ));
-            }
+            other => return Err(CacheError::NotAMode { name: other.to_owned() }),
         };
         for param in params.split(',').filter(|p| !p.trim().is_empty()) {
-            let (key, value) = param
-                .split_once('=')
-                .ok_or_else(|| format!("`{param}` in cache `{name}` is not key=value"))?;
+            let (key, value) = param.split_once('=').ok_or_else(|| CacheError::NotKeyValue {
+                param: param.to_owned(),
+                mode: name.to_owned(),
+            })?;
             mode.set(key.trim(), value.trim())?;
         }
         Ok(mode)
     }
 
-    fn set(&mut self, key: &str, value: &str) -> Result<(), String> {
+    fn set(&mut self, key: &str, value: &str) -> Result<(), CacheError> {
         let whole = |value: &str| {
-            value
-                .parse::<u64>()
-                .map_err(|_| format!("cache {key} must be a whole number, not `{value}`"))
+            value.parse::<u64>().map_err(|_| CacheError::NotWhole {
+                key: key.to_owned(),
+                value: value.to_owned(),
+            })
         };
         match self {
             CacheMode::Prefix { block, .. } if key == "block" => {
                 *block = whole(value)?;
                 if *block == 0 {
-                    return Err("cache block must be at least 1 token (OpenAI caches in blocks of 128)".into());
+                    return Err(CacheError::NoBlock);
                 }
             }
             CacheMode::Prefix { min, .. } | CacheMode::Breakpoints { min, .. } if key == "min" => *min = whole(value)?,
@@ -110,7 +110,11 @@ impl CacheMode {
                 *output = match value {
                     "true" => true,
                     "false" => false,
-                    _ => return Err(format!("cache output is true or false, not `{value}`")),
+                    _ => {
+                        return Err(CacheError::NotBool {
+                            value: value.to_owned(),
+                        });
+                    }
                 }
             }
             CacheMode::Breakpoints { lookback, .. } if key == "lookback" => *lookback = whole(value)? as usize,
@@ -119,18 +123,24 @@ impl CacheMode {
                     .parse::<f64>()
                     .ok()
                     .filter(|w| w.is_finite() && *w >= 0.0)
-                    .ok_or_else(|| format!("cache write is a multiple of the input price (1.25), not `{value}`"))?
+                    .ok_or_else(|| CacheError::NotMultiple {
+                        value: value.to_owned(),
+                    })?
             }
-            CacheMode::None => return Err("cache none has no parameters".into()),
+            CacheMode::None => return Err(CacheError::NoParameters),
             CacheMode::Prefix { .. } => {
-                return Err(format!(
-                    "cache prefix has no parameter `{key}`; its parameters: block, min, ttl, output"
-                ));
+                return Err(CacheError::UnknownParameter {
+                    mode: "prefix",
+                    key: key.to_owned(),
+                    known: "block, min, ttl, output",
+                });
             }
             CacheMode::Breakpoints { .. } => {
-                return Err(format!(
-                    "cache breakpoints has no parameter `{key}`; its parameters: min, ttl, lookback, write"
-                ));
+                return Err(CacheError::UnknownParameter {
+                    mode: "breakpoints",
+                    key: key.to_owned(),
+                    known: "min, ttl, lookback, write",
+                });
             }
         }
         Ok(())
@@ -159,9 +169,9 @@ impl fmt::Display for CacheMode {
 }
 
 impl std::str::FromStr for CacheMode {
-    type Err = String;
+    type Err = CacheError;
 
-    fn from_str(text: &str) -> Result<CacheMode, String> {
+    fn from_str(text: &str) -> Result<CacheMode, CacheError> {
         CacheMode::parse(text)
     }
 }
@@ -172,7 +182,7 @@ mod tests {
 
     #[test]
     fn modes_parse_to_their_canonical_spelling() {
-        let canonical = |t: &str| CacheMode::parse(t).map(|m| m.to_string());
+        let canonical = |t: &str| CacheMode::parse(t).map(|m| m.to_string()).map_err(|e| e.to_string());
         assert_eq!(canonical("none").as_deref(), Ok("none"));
         assert_eq!(
             canonical("prefix").as_deref(),
@@ -195,5 +205,43 @@ mod tests {
         ] {
             assert_eq!(canonical(text).as_deref(), Ok(text));
         }
+    }
+
+    #[test]
+    fn each_wrong_cache_is_its_own_variant() {
+        let e = |t: &str| CacheMode::parse(t).err();
+        assert_eq!(e("lru"), Some(CacheError::NotAMode { name: "lru".into() }));
+        assert_eq!(
+            e("prefix:block"),
+            Some(CacheError::NotKeyValue {
+                param: "block".into(),
+                mode: "prefix".into()
+            })
+        );
+        assert_eq!(
+            e("prefix:ttl=5m"),
+            Some(CacheError::NotWhole {
+                key: "ttl".into(),
+                value: "5m".into()
+            })
+        );
+        assert_eq!(e("prefix:block=0"), Some(CacheError::NoBlock));
+        assert_eq!(
+            e("prefix:output=yes"),
+            Some(CacheError::NotBool { value: "yes".into() })
+        );
+        assert_eq!(
+            e("breakpoints:write=-1"),
+            Some(CacheError::NotMultiple { value: "-1".into() })
+        );
+        assert_eq!(e("none:min=3"), Some(CacheError::NoParameters));
+        assert_eq!(
+            e("breakpoints:block=3"),
+            Some(CacheError::UnknownParameter {
+                mode: "breakpoints",
+                key: "block".into(),
+                known: "min, ttl, lookback, write"
+            })
+        );
     }
 }

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 use super::cache_mode::CacheMode;
+use super::error::PriceError;
 use crate::toml_words::toml_words;
 
 /// The table that ships inside the crate.
@@ -159,8 +160,9 @@ impl Price {
     /// `FILE.toml#NAME`, or numbers `input=…,cache_read=…,cache_write=…,output=…` (dollars per
     /// million tokens; `cache_read` defaults to the input price, `cache_write` to the cache's
     /// write multiple of it).
-    /// `read` reads a file by its name; the message says what to write instead.
-    pub fn parse(text: &str, read: &dyn Fn(&str) -> Result<String, String>) -> Result<Option<Price>, String> {
+    /// `read` reads a file by its name, its error in words ([`PriceError::Unread`]); the error
+    /// says what to write instead.
+    pub fn parse(text: &str, read: &dyn Fn(&str) -> Result<String, String>) -> Result<Option<Price>, PriceError> {
         let text = text.trim();
         if text == "none" {
             return Ok(None);
@@ -173,18 +175,16 @@ impl Price {
             None => (text, None),
         };
         if file.ends_with(".toml") {
-            let source = read(file)?;
+            let source = read(file).map_err(PriceError::Unread)?;
             let prices = parse_table(&source, file)?;
             let found = match wanted {
                 Some(name) => prices.into_iter().find(|p| p.name.as_deref() == Some(name)),
                 None if prices.len() == 1 => prices.into_iter().next(),
                 None => {
-                    let names: Vec<String> = prices.iter().filter_map(|p| p.name.clone()).collect();
-                    return Err(format!(
-                        "{file} holds {} models; name one: --price {file}#NAME, NAME one of {}",
-                        names.len(),
-                        names.join(", ")
-                    ));
+                    return Err(PriceError::Several {
+                        file: file.to_owned(),
+                        names: prices.iter().filter_map(|p| p.name.clone()).collect(),
+                    });
                 }
             };
             // A user's prices are spelled by their numbers, so that a results file says them.
@@ -196,19 +196,15 @@ impl Price {
                         ..p
                     })
                 })
-                .ok_or_else(|| format!("{file} has no model named {:?}", wanted.unwrap_or("")));
+                .ok_or_else(|| PriceError::NoModel {
+                    file: file.to_owned(),
+                    name: wanted.unwrap_or("").to_owned(),
+                });
         }
-        Price::named(text).cloned().map(Some).ok_or_else(|| {
-            let names: Vec<&str> = Price::table().iter().filter_map(|p| p.name.as_deref()).collect();
-            let near = ctxbench_compact::nearest(text, &names)
-                .map(|n| format!(" (did you mean {n}?)"))
-                .unwrap_or_default();
-            format!(
-                "{text:?} is not a model of the price table{near}; known: {}. Or give numbers \
-                 (input=…,cache_read=…,cache_write=…,output=…, dollars per million tokens), a FILE.toml, or none",
-                names.join(", ")
-            )
-        })
+        Price::named(text)
+            .cloned()
+            .map(Some)
+            .ok_or_else(|| PriceError::NotInTable { name: text.to_owned() })
     }
 }
 
@@ -229,36 +225,32 @@ impl fmt::Display for Price {
 }
 
 /// `input=…,cache_read=…,cache_write=…,output=…`.
-fn numbers(text: &str) -> Result<Price, String> {
-    if let Some(sep) = [';', ' ', '&'].into_iter().find(|s| text.trim().contains(*s)) {
-        return Err(format!(
-            "--price: {text:?}: separate the prices with commas, not {:?} (input=3,output=15)",
-            sep.to_string()
-        ));
+fn numbers(text: &str) -> Result<Price, PriceError> {
+    if let Some(separator) = [';', ' ', '&'].into_iter().find(|s| text.trim().contains(*s)) {
+        return Err(PriceError::Separator {
+            text: text.to_owned(),
+            separator,
+        });
     }
     let mut rates: [Option<Rate>; 4] = [None; 4];
     const KEYS: [&str; 4] = ["input", "cache_read", "cache_write", "output"];
     for part in text.split(',') {
         let (key, value) = part
             .split_once('=')
-            .ok_or_else(|| format!("--price: `{part}` is not key=value"))?;
-        let k = KEYS.iter().position(|k| *k == key.trim()).ok_or_else(|| {
-            format!(
-                "--price: `{}` is not a price; the prices are {}",
-                key.trim(),
-                KEYS.join(", ")
-            )
-        })?;
-        rates[k] = Some(Rate::parse(value).ok_or_else(|| {
-            format!(
-                "--price: {}={} is not a price in dollars per million tokens (such as 0.75, at most 6 decimals)",
-                key.trim(),
-                value.trim()
-            )
+            .ok_or_else(|| PriceError::NotKeyValue { part: part.to_owned() })?;
+        let k = KEYS
+            .iter()
+            .position(|k| *k == key.trim())
+            .ok_or_else(|| PriceError::UnknownKey {
+                key: key.trim().to_owned(),
+            })?;
+        rates[k] = Some(Rate::parse(value).ok_or_else(|| PriceError::NotARate {
+            key: key.trim().to_owned(),
+            value: value.trim().to_owned(),
         })?);
     }
     let [Some(input), cache_read, cache_write, Some(output)] = rates else {
-        return Err("--price: numbers need at least input=… and output=… (dollars per million tokens)".into());
+        return Err(PriceError::Incomplete);
     };
     Ok(Price {
         name: None,
@@ -318,34 +310,37 @@ struct Table {
 }
 
 /// Reads a price table in the format of `prices.toml` from `file` (named in its errors).
-pub fn parse_table(text: &str, file: &str) -> Result<Vec<Price>, String> {
+pub fn parse_table(text: &str, file: &str) -> Result<Vec<Price>, PriceError> {
     let table: Table = toml::from_str(text).map_err(|e| {
         let profiles = toml::from_str::<toml::Table>(text)
             .is_ok_and(|top| top.contains_key("summarizer") || top.get("model").is_some_and(toml::Value::is_table));
         if profiles {
-            return format!(
-                "{file} holds behaviour profiles ([summarizer.NAME] or [model.NAME] tables): give it to --summarizer \
-                 or --model-profile. --price takes a price table, [[model]] entries as in crates/harness/prices.toml \
-                 (`ctxbench prices` lists the shipped ones)"
-            );
+            return PriceError::Profiles { file: file.to_owned() };
         }
-        toml_words(
+        PriceError::Toml(toml_words(
             file,
             text,
             &e,
             "a price file holds [[model]] entries with name, input, cache_read, output (the layout of \
              crates/harness/prices.toml)",
-        )
+        ))
     })?;
     table
         .model
         .into_iter()
         .map(|e| {
-            let rate = |what: &str, v: f64| {
-                Rate::per_million(v).ok_or_else(|| format!("model {}: {what} = {v} is not a price", e.name))
+            let rate = |what: &'static str, value: f64| {
+                Rate::per_million(value).ok_or_else(|| PriceError::NotAPrice {
+                    model: e.name.clone(),
+                    what,
+                    value,
+                })
             };
             let cache = match &e.cache {
-                Some(spec) => CacheMode::parse(spec).map_err(|m| format!("model {}: cache: {m}", e.name))?,
+                Some(spec) => CacheMode::parse(spec).map_err(|error| PriceError::Cache {
+                    model: e.name.clone(),
+                    error,
+                })?,
                 None => CacheMode::None,
             };
             let source = match (e.provider, e.source, e.checked) {
@@ -435,10 +430,12 @@ mod tests {
         assert_eq!(Price::parse(&p.to_string(), &no_file), Ok(Some(p.clone())));
         assert_eq!(p.for_cache(&CacheMode::BREAKPOINTS).cache_write, Some(Rate(1_250_000)));
         assert_eq!(p.for_cache(&CacheMode::PREFIX).cache_write, Some(Rate(1_000_000)));
-        let e = Price::parse("gpt-9", &no_file).expect_err("unknown");
+        let e = Price::parse("gpt-9", &no_file).expect_err("unknown").to_string();
         assert!(e.contains("known: gpt-5.4, ") && e.contains("deepseek-chat"), "{e}");
         let table = |_: &str| Ok(TABLE.to_owned());
-        let e = Price::parse("mine.toml", &table).expect_err("several models");
+        let e = Price::parse("mine.toml", &table)
+            .expect_err("several models")
+            .to_string();
         assert!(e.contains("name one: --price mine.toml#NAME"), "{e}");
         let mine = Price::parse("mine.toml#gpt-4.1", &table)
             .expect("found")

@@ -19,7 +19,7 @@ mod resume;
 mod seeded;
 mod sweep;
 
-pub use crate::seeds::Seeds;
+pub use crate::seeds::{Seeds, SeedsError};
 pub use fingerprint::{FINGERPRINT, Fingerprint, FingerprintError, Identity};
 pub use grid::run_configurations;
 pub use jobs::{Job, load_all, run_jobs};

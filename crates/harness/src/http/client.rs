@@ -186,14 +186,14 @@ impl HttpModel {
     }
 
     /// The assistant message of a reply in the endpoint's format.
-    fn message_of(&self, value: &Value) -> Result<Message, String> {
+    fn message_of(&self, value: &Value) -> Result<Message, ReplyError> {
         match self.config.api {
             Format::Chat => {
                 let message = value
                     .pointer("/choices/0/message")
                     .cloned()
-                    .ok_or("has no choices[0].message")?;
-                Message::from_value(message).map_err(|e| format!("message is not a chat message: {e}"))
+                    .ok_or(ReplyError::NoChoice)?;
+                Message::from_value(message).map_err(ReplyError::NotChat)
             }
             format => {
                 // The reply's blocks or items, read as the next turn of a history would be.
@@ -205,11 +205,11 @@ impl HttpModel {
                     _ => ("input", value.get("output").cloned().unwrap_or_else(|| json!([]))),
                 };
                 let body = json!({ key: list }).to_string();
-                let read = RequestBody::parse_as(&body, "the reply", Some(format)).map_err(|e| e.to_string())?;
+                let read = RequestBody::parse_as(&body, "the reply", Some(format)).map_err(ReplyError::Unread)?;
                 let mut messages = read.conversation.into_messages();
                 match (messages.pop(), messages.is_empty()) {
                     (Some(message), true) if message.role() == Role::Assistant => Ok(message),
-                    _ => Err("is not one assistant turn".into()),
+                    _ => Err(ReplyError::NotOneTurn),
                 }
             }
         }
@@ -281,7 +281,7 @@ impl HttpModel {
         if usage.get("ctxbench_script_ended").and_then(Value::as_bool) == Some(true) {
             return Err(ModelError::ScriptEnded);
         }
-        let message = self.message_of(&value).map_err(|e| bad(&e))?;
+        let message = self.message_of(&value).map_err(|e| bad(&e.to_string()))?;
         let logged = LoggedUsage::in_format(&usage, self.config.api);
         let prompt_tokens = logged
             .prompt_tokens
@@ -430,4 +430,17 @@ impl Model for HttpModel {
         }
         Err(ModelError::Other(format!("{}: no answer", self.url())))
     }
+}
+
+/// Why a reply holds no assistant message; said after "the reply".
+#[derive(Debug, thiserror::Error)]
+enum ReplyError {
+    #[error("has no choices[0].message")]
+    NoChoice,
+    #[error("message is not a chat message: {0}")]
+    NotChat(ctxbench_compact::message::MessageError),
+    #[error("{0}")]
+    Unread(ctxbench_compact::Error),
+    #[error("is not one assistant turn")]
+    NotOneTurn,
 }

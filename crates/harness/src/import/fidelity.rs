@@ -9,6 +9,7 @@ use ctxbench_compact::message::Message;
 use ctxbench_compact::request_body::RequestBody;
 use ctxbench_compact::wire::Format;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 use crate::agent::model::{Model, ModelError, ModelReply, ModelRequest};
 use crate::run::run_with_model;
@@ -28,8 +29,9 @@ pub(crate) fn check(
     log: &[Message],
     calls_at: &[usize],
     replay: &RunSettings,
-) -> Result<Vec<CallRecord>, String> {
-    let scenario = parse_scenario(&file.to_string(), source_name, 0).map_err(|e| format!("it does not load: {e}"))?;
+) -> Result<Vec<CallRecord>, FidelityError> {
+    let scenario =
+        parse_scenario(&file.to_string(), source_name, 0).map_err(|e| FidelityError::NotLoaded(Arc::new(e)))?;
     let expected: Vec<String> = log.iter().map(json).collect();
     let mut state = Compare {
         expected: &expected,
@@ -46,16 +48,15 @@ pub(crate) fn check(
         inner: ScriptedModel::new(&scenario, 0),
         state: &mut state,
     };
-    let result = run_with_model(&scenario, &settings, model, &mut |_| {}).map_err(|e| e.to_string())?;
+    let result = run_with_model(&scenario, &settings, model, &mut |_| {})?;
     if let Some(difference) = state.first_difference {
         return Err(difference);
     }
     if state.call != calls_at.len() {
-        return Err(format!(
-            "the replay made {} model calls, the log has {}",
-            state.call,
-            calls_at.len()
-        ));
+        return Err(FidelityError::CallCount {
+            replayed: state.call,
+            logged: calls_at.len(),
+        });
     }
     Ok(result.trace)
 }
@@ -65,12 +66,17 @@ pub(crate) fn check(
 /// a body back), is the logged body cut before that reply's items: the same top level, and the
 /// same items, byte for byte (unknown fields, block order, `cache_control` marks, signatures).
 /// `log` is the body's history (system prompt in its place), `text` the body as logged.
-pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_at: &[usize]) -> Result<(), String> {
+pub(crate) fn own_format(
+    body: &RequestBody,
+    text: &str,
+    log: &[Message],
+    calls_at: &[usize],
+) -> Result<(), FidelityError> {
     if body.format() == Format::Chat {
         return Ok(());
     }
     let key = body.format().list_key();
-    let logged: Value = serde_json::from_str(text).map_err(|e| format!("the log is no longer JSON: {e}"))?;
+    let logged: Value = serde_json::from_str(text).map_err(|e| FidelityError::NotJson(Arc::new(e)))?;
     let Some((top, items)) = parts(&logged, key) else {
         return Ok(());
     };
@@ -81,7 +87,7 @@ pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_
             .get(at)
             .and_then(|reply| body.wire_items(reply))
             .map(|items| items.start)
-            .ok_or_else(|| format!("model call {call}: its reply came from no item of the log's {key}"))?;
+            .ok_or(FidelityError::NoItem { call, key })?;
         let written = body.write_with(&log[..at]);
         let (written_top, written_items) = parts(&written, key).unwrap_or((None, &[]));
         let logged_items = &items[..cut.min(items.len())];
@@ -91,11 +97,14 @@ pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_
         });
         if let Some(i) = differs {
             let show = |m: Option<&Value>| m.map_or("nothing".to_owned(), |m| clip(&m.to_string()));
-            return Err(format!(
-                "model call {call}, written as {name}: {key}[{i}] is {}, the log has {}",
-                show(written_items.get(i)),
-                show(logged_items.get(i)),
-            ));
+            return Err(FidelityError::ItemDiffers {
+                call,
+                format: name,
+                key,
+                index: i,
+                written: show(written_items.get(i)),
+                logged: show(logged_items.get(i)),
+            });
         }
         let fields_same = match (written_top, top) {
             (None, None) => true,
@@ -103,9 +112,11 @@ pub(crate) fn own_format(body: &RequestBody, text: &str, log: &[Message], calls_
             _ => false,
         };
         if !fields_same {
-            return Err(format!(
-                "model call {call}, written as {name}: the fields beside {key} differ from the log's"
-            ));
+            return Err(FidelityError::FieldsDiffer {
+                call,
+                format: name,
+                key,
+            });
         }
     }
     Ok(())
@@ -137,6 +148,83 @@ fn same_beside(a: &Map<String, Value>, b: &Map<String, Value>, key: &str) -> boo
 
 /// Whether two values are written as the same bytes: equal, and their objects' keys in the same
 /// order (serde_json's own equality ignores the order).
+/// Why an imported scenario does not replay its log byte for byte: where it first differs.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum FidelityError {
+    /// The scenario written does not load.
+    #[error("it does not load: {0}")]
+    NotLoaded(Arc<crate::Error>),
+    /// The replay's settings cannot run it.
+    #[error(transparent)]
+    Settings(#[from] crate::settings::SettingsError),
+    /// The replay made a model call past the log's last.
+    #[error("model call {call}: the log has no such call")]
+    NoSuchCall {
+        /// The call (1-based).
+        call: usize,
+    },
+    /// A model call was sent other messages than the log had before its reply.
+    #[error("model call {call} (before messages[{at}]): message {index} is {sent}, the log has {logged}")]
+    MessageDiffers {
+        /// The call (1-based).
+        call: usize,
+        /// The log's index of the call's reply.
+        at: usize,
+        /// The first message that differs.
+        index: usize,
+        /// What was sent (clipped), or `nothing`.
+        sent: String,
+        /// What the log has (clipped), or `nothing`.
+        logged: String,
+    },
+    /// The replay made fewer model calls than the log.
+    #[error("the replay made {replayed} model calls, the log has {logged}")]
+    CallCount {
+        /// Calls the replay made.
+        replayed: usize,
+        /// Calls the log has.
+        logged: usize,
+    },
+    /// The log's text no longer parses (it did when it was imported).
+    #[error("the log is no longer JSON: {0}")]
+    NotJson(Arc<serde_json::Error>),
+    /// A call's reply that came from no item of the log's own format.
+    #[error("model call {call}: its reply came from no item of the log's {key}")]
+    NoItem {
+        /// The call (1-based).
+        call: usize,
+        /// The format's list (`messages`, `input`).
+        key: &'static str,
+    },
+    /// A call's request, written in the log's format, differs from the log's body at an item.
+    #[error("model call {call}, written as {format}: {key}[{index}] is {written}, the log has {logged}")]
+    ItemDiffers {
+        /// The call (1-based).
+        call: usize,
+        /// The format's title.
+        format: &'static str,
+        /// The format's list (`messages`, `input`).
+        key: &'static str,
+        /// The first item that differs.
+        index: usize,
+        /// What was written (clipped), or `nothing`.
+        written: String,
+        /// What the log has (clipped), or `nothing`.
+        logged: String,
+    },
+    /// A call's request, written in the log's format, differs from the log's body beside its
+    /// list.
+    #[error("model call {call}, written as {format}: the fields beside {key} differ from the log's")]
+    FieldsDiffer {
+        /// The call (1-based).
+        call: usize,
+        /// The format's title.
+        format: &'static str,
+        /// The format's list (`messages`, `input`).
+        key: &'static str,
+    },
+}
+
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => {
@@ -158,7 +246,7 @@ struct Compare<'a> {
     calls_at: &'a [usize],
     /// Agent calls seen so far.
     call: usize,
-    first_difference: Option<String>,
+    first_difference: Option<FidelityError>,
 }
 
 impl Compare<'_> {
@@ -169,7 +257,7 @@ impl Compare<'_> {
             return;
         }
         let Some(&at) = self.calls_at.get(k) else {
-            self.first_difference = Some(format!("model call {}: the log has no such call", k + 1));
+            self.first_difference = Some(FidelityError::NoSuchCall { call: k + 1 });
             return;
         };
         let sent: Vec<String> = request.system.into_iter().chain(request.messages).map(json).collect();
@@ -177,12 +265,13 @@ impl Compare<'_> {
         let difference = (0..sent.len().max(want.len())).find(|&i| sent.get(i) != want.get(i));
         if let Some(i) = difference {
             let show = |m: Option<&String>| m.map_or("nothing".to_owned(), |m| clip(m));
-            self.first_difference = Some(format!(
-                "model call {} (before messages[{at}]): message {i} is {}, the log has {}",
-                k + 1,
-                show(sent.get(i)),
-                show(want.get(i)),
-            ));
+            self.first_difference = Some(FidelityError::MessageDiffers {
+                call: k + 1,
+                at,
+                index: i,
+                sent: show(sent.get(i)),
+                logged: show(want.get(i)),
+            });
         }
     }
 }
@@ -231,7 +320,7 @@ mod tests {
         let body = RequestBody::parse(BODY, "body.json").expect("an Anthropic body");
         assert_eq!(body.format(), Format::Anthropic);
         let log = body.conversation.clone().into_messages();
-        assert_eq!(own_format(&body, BODY, &log, &calls_at(&log)), Ok(()));
+        assert!(own_format(&body, BODY, &log, &calls_at(&log)).is_ok());
     }
 
     #[test]
@@ -244,14 +333,41 @@ mod tests {
         let signature = BODY.replace("c2lnLTE=", "c2lnLTI=");
         let err = own_format(&body, &signature, &log, &at).expect_err("another signature");
         assert!(
+            matches!(
+                err,
+                FidelityError::ItemDiffers {
+                    call: 2,
+                    key: "messages",
+                    index: 1,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        let err = err.to_string();
+        assert!(
             err.starts_with("model call 2, written as Anthropic Messages: messages[1] is"),
             "{err}"
         );
         let field = BODY.replace(r#","x_seen":true"#, "");
         let err = own_format(&body, &field, &log, &at).expect_err("a field less");
-        assert!(err.contains("messages[2]"), "{err}");
+        assert!(matches!(err, FidelityError::ItemDiffers { index: 2, .. }), "{err:?}");
+        assert!(err.to_string().contains("messages[2]"), "{err}");
         let model = BODY.replace("claude-sonnet-4-5", "claude-opus-4-5");
         let err = own_format(&body, &model, &log, &at).expect_err("another model");
-        assert!(err.contains("the fields beside messages differ"), "{err}");
+        assert!(
+            matches!(
+                err,
+                FidelityError::FieldsDiffer {
+                    call: 1,
+                    key: "messages",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("the fields beside messages differ"), "{err}");
+        let err = own_format(&body, "{", &log, &at).expect_err("not JSON");
+        assert!(matches!(err, FidelityError::NotJson(_)), "{err:?}");
     }
 }

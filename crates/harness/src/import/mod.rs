@@ -26,6 +26,7 @@ use ctxbench_compact::compact::Strategy;
 use ctxbench_compact::request_body::RequestBody;
 use ctxbench_compact::wire::Format;
 pub use facts::FoundFact;
+pub use fidelity::FidelityError;
 use serde_json::{Map, Value, json};
 pub use sessions::{SessionLog, read_session, session_log};
 use walk::{Walked, WalkedCall};
@@ -108,7 +109,7 @@ pub struct Imported {
     /// its model calls, byte for byte (and, for a log of another wire format, those messages
     /// written in it are the logged body up to that call, byte for byte); else where it first
     /// differs.
-    pub fidelity: Result<usize, String>,
+    pub fidelity: Result<usize, FidelityError>,
     /// The log's wire format.
     pub format: Format,
     /// For a call log that replays faithfully: its logged cache beside the simulated one.

@@ -11,6 +11,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::chart::{BILL_PARTS, Chart, MarkKind, Style};
+use super::error::{DrawError, PlotError};
 pub use super::layout::SIZE;
 use super::layout::{LEGEND_TEXT, Layout, Rect, Wanted, legend_entries, measure, place_labels, register_font, wrap};
 use super::panels::{self, PARTS};
@@ -112,16 +113,6 @@ fn series_colour(name: &str) -> RGBColor {
     RGBColor(r, g, b)
 }
 
-/// Why a chart could not be drawn.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot draw chart {chart}: {msg}")]
-pub struct DrawError {
-    /// The chart's name.
-    pub chart: String,
-    /// What went wrong.
-    pub msg: String,
-}
-
 /// The `k`th series' marker: a disc, a triangle, a cross or a ring (a square of no size, as
 /// this once was, draws nothing in an SVG).
 fn marker<DB: DrawingBackend, C: Clone + 'static>(k: usize, at: C, style: ShapeStyle) -> DynElement<'static, DB, C> {
@@ -143,8 +134,8 @@ fn marker<DB: DrawingBackend, C: Clone + 'static>(k: usize, at: C, style: ShapeS
 }
 
 /// Draws the chart; returns where its text went.
-fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> Result<Layout, String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> Result<Layout, PlotError> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError::Backend(e.to_string());
     root.fill(&WHITE).map_err(err)?;
     let (width, height) = root.dim_in_pixel();
     let mut layout = Layout {
@@ -352,9 +343,9 @@ fn draw_on<DB: DrawingBackend>(chart: &Chart, root: DrawingArea<DB, Shift>) -> R
 /// Where a chart's text goes when drawn: its title, plot, tick labels, labels, panels' titles
 /// and legend, as boxes in pixels (the same for SVG and PNG).
 pub fn layout(chart: &Chart) -> Result<Layout, DrawError> {
-    let fail = |msg: String| DrawError {
+    let fail = |error: PlotError| DrawError {
         chart: chart.name.clone(),
-        msg,
+        error,
     };
     register_font().map_err(fail)?;
     let mut out = String::new();
@@ -367,9 +358,9 @@ pub fn layout(chart: &Chart) -> Result<Layout, DrawError> {
 
 /// The chart as SVG text.
 pub fn svg(chart: &Chart) -> Result<String, DrawError> {
-    let fail = |msg: String| DrawError {
+    let fail = |error: PlotError| DrawError {
         chart: chart.name.clone(),
-        msg,
+        error,
     };
     register_font().map_err(fail)?;
     let mut out = String::new();
@@ -383,9 +374,9 @@ pub fn svg(chart: &Chart) -> Result<String, DrawError> {
 
 /// The chart as PNG bytes.
 pub fn png(chart: &Chart) -> Result<Vec<u8>, DrawError> {
-    let fail = |msg: String| DrawError {
+    let fail = |error: PlotError| DrawError {
         chart: chart.name.clone(),
-        msg,
+        error,
     };
     register_font().map_err(fail)?;
     let (w, h) = size(chart);
@@ -399,8 +390,9 @@ pub fn png(chart: &Chart) -> Result<Vec<u8>, DrawError> {
     let mut encoder = ::png::Encoder::new(&mut out, w, h);
     encoder.set_color(::png::ColorType::Rgb);
     encoder.set_depth(::png::BitDepth::Eight);
-    let mut writer = encoder.write_header().map_err(|e| fail(e.to_string()))?;
-    writer.write_image_data(&pixels).map_err(|e| fail(e.to_string()))?;
-    writer.finish().map_err(|e| fail(e.to_string()))?;
+    let encoding = |e| fail(PlotError::Png(e));
+    let mut writer = encoder.write_header().map_err(encoding)?;
+    writer.write_image_data(&pixels).map_err(encoding)?;
+    writer.finish().map_err(encoding)?;
     Ok(out)
 }

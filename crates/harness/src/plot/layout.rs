@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 
 use plotters::style::{FontStyle, IntoFont};
 
+use super::error::PlotError;
+
 /// Width and height of the plot, in pixels; the panels and the legend below it add to the height.
 pub const SIZE: (u32, u32) = (960, 540);
 
@@ -81,13 +83,12 @@ pub struct Layout {
 }
 
 /// Registers DejaVu Sans (embedded) as the one font, once.
-pub(super) fn register_font() -> Result<(), String> {
-    static DONE: OnceLock<Result<(), String>> = OnceLock::new();
-    DONE.get_or_init(|| {
-        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular())
-            .map_err(|_| "the embedded DejaVu Sans font does not load".to_owned())
-    })
-    .clone()
+pub(super) fn register_font() -> Result<(), PlotError> {
+    static LOADED: OnceLock<bool> = OnceLock::new();
+    let loaded = LOADED.get_or_init(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular()).is_ok()
+    });
+    if *loaded { Ok(()) } else { Err(PlotError::Font) }
 }
 
 /// The width and height, in pixels, of `text` drawn at font size `size`: measured with the

@@ -5,6 +5,7 @@
 
 pub mod chart;
 pub mod draw;
+mod error;
 pub mod kinds;
 mod layout;
 mod panels;
@@ -13,7 +14,8 @@ mod verdict_chart;
 mod waste_chart;
 
 pub use chart::{Chart, bill, by_scenario, tokens_and_cost, well};
-pub use draw::{DrawError, layout, png, svg};
+pub use draw::{layout, png, svg};
+pub use error::{DrawError, PlotError};
 pub use kinds::{KINDS, Kind, Missing, kind_of};
 pub use layout::{Layout, Rect};
 pub use sweep_charts::{Point, frontier, pareto, points, sweep_curves};

@@ -7,6 +7,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::chart::{Chart, Panel};
+use super::error::PlotError;
 use super::layout::{Rect, SIZE, measure, wrap};
 
 /// Height of one row of small multiples with one line of title, in pixels: so that their text is
@@ -54,8 +55,8 @@ pub(super) fn height(chart: &Chart) -> u32 {
 }
 
 /// Draws the small multiples into `area`; returns the boxes of their titles' lines.
-pub(super) fn draw<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>) -> Result<Vec<Rect>, String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+pub(super) fn draw<DB: DrawingBackend>(chart: &Chart, area: &DrawingArea<DB, Shift>) -> Result<Vec<Rect>, PlotError> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| PlotError::Backend(e.to_string());
     let calls = chart
         .panels
         .iter()

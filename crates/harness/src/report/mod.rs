@@ -4,6 +4,7 @@
 
 mod assumptions;
 pub mod colour;
+mod csv_error;
 mod html;
 mod inline;
 mod labels;
@@ -16,6 +17,7 @@ mod verdict_line;
 
 pub use crate::row::{ResultRow, Row};
 pub use assumptions::{profiles_in, profiles_json};
+pub use csv_error::{CsvError, CsvPlace};
 pub use html::{InlineChart, NoChart, Page, html};
 pub use inline::{png_element, svg_element};
 pub use natives::{Standing, against_natives, standings};
@@ -100,18 +102,18 @@ impl<W: std::io::Write> CsvRows<W> {
 
 /// Reads rows back from CSV text (the figures' columns by name; unknown columns ignored). The
 /// error names the line and the column, in words.
-pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, String> {
+pub fn read_csv(text: &str) -> Result<Vec<ResultRow>, CsvError> {
     csv_rows(text.as_bytes())?.collect()
 }
 
 /// The rows of a results file one at a time, holding one row in memory whatever the file's
 /// size.
-pub fn csv_rows<R: std::io::Read>(input: R) -> Result<impl Iterator<Item = Result<ResultRow, String>>, String> {
+pub fn csv_rows<R: std::io::Read>(input: R) -> Result<impl Iterator<Item = Result<ResultRow, CsvError>>, CsvError> {
     let mut reader = csv::Reader::from_reader(input);
-    let headers = reader.headers().map_err(|e| csv_words(&e, None, None))?.clone();
+    let headers = reader.headers().map_err(|e| CsvError::of(e, None, None))?.clone();
     Ok(reader.into_records().map(move |record| {
-        let record = record.map_err(|e| csv_words(&e, None, None))?;
-        let words = |e: csv::Error| csv_words(&e, Some(&headers), Some(&record));
+        let record = record.map_err(|e| CsvError::of(e, None, None))?;
+        let words = |e: csv::Error| CsvError::of(e, Some(&headers), Some(&record));
         let Scenario { scenario } = record.deserialize(Some(&headers)).map_err(words)?;
         let settings: RunSettings = record.deserialize(Some(&headers)).map_err(words)?;
         let metrics: crate::metrics::RunMetrics = record.deserialize(Some(&headers)).map_err(words)?;
@@ -122,44 +124,6 @@ pub fn csv_rows<R: std::io::Read>(input: R) -> Result<impl Iterator<Item = Resul
             family: None,
         })
     }))
-}
-
-/// A CSV error in words: the line, the column by name, its value and what was wrong.
-fn csv_words(e: &csv::Error, headers: Option<&csv::StringRecord>, record: Option<&csv::StringRecord>) -> String {
-    let line = e.position().map(|p| p.line());
-    let at = line.map_or(String::new(), |l| format!("line {l}: "));
-    match e.kind() {
-        csv::ErrorKind::Deserialize { err, .. } => {
-            let field = err.field().map(|f| f as usize);
-            let column = field
-                .and_then(|f| headers.and_then(|h| h.get(f)))
-                .map_or(String::new(), |c| format!("column `{c}`: "));
-            let value = field.and_then(|f| record.and_then(|r| r.get(f))).unwrap_or("");
-            let what = match err.kind() {
-                csv::DeserializeErrorKind::ParseFloat(_) => format!("`{value}` is not a number"),
-                csv::DeserializeErrorKind::ParseInt(_) => format!("`{value}` is not a whole number"),
-                csv::DeserializeErrorKind::ParseBool(_) => format!("`{value}` is not true or false"),
-                csv::DeserializeErrorKind::Message(m) => match m.strip_prefix("missing field `") {
-                    // A column is missing from the header, whatever row found it out.
-                    Some(name) => {
-                        return format!(
-                            "line 1 (the header): the column `{}` is missing; a results file is what compare, sweep or serve wrote",
-                            name.trim_end_matches('`')
-                        );
-                    }
-                    None => format!("`{value}`: {m}"),
-                },
-                other => other.to_string(),
-            };
-            format!("{at}{column}{what}")
-        }
-        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
-            format!("{at}{len} fields where the header has {expected_len}")
-        }
-        csv::ErrorKind::Utf8 { .. } => format!("{at}not UTF-8 text"),
-        csv::ErrorKind::Io(io) => format!("{at}{}", crate::error::io_words(io)),
-        _ => format!("{at}{e}"),
-    }
 }
 
 /// The figures a results file's header lacks (it was written by an older ctxbench), in the
@@ -333,5 +297,52 @@ mod tests {
             "a comma in a name is quoted"
         );
         assert_eq!(read_csv(&text).expect("reads"), rows);
+    }
+
+    #[test]
+    fn a_results_file_that_does_not_read_says_what_and_where() {
+        let row = ResultRow::new(
+            "s",
+            RunSettings::new("none".parse().expect("valid")),
+            RunMetrics::default(),
+        );
+        let text = String::from_utf8(csv(&[row]).expect("writes")).expect("UTF-8");
+        // A figure's value changed: its line, its column and its value.
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let header = reader.headers().expect("a header").clone();
+        let at = header.iter().position(|c| c == "tokens_sent").expect("the column");
+        let record = reader.records().next().expect("a row").expect("reads");
+        let changed: Vec<&str> = record
+            .iter()
+            .enumerate()
+            .map(|(i, v)| if i == at { "many" } else { v })
+            .collect();
+        let mut writer = csv::Writer::from_writer(Vec::new());
+        writer.write_record(&header).expect("writes");
+        writer.write_record(&changed).expect("writes");
+        let bad = String::from_utf8(writer.into_inner().expect("writes")).expect("UTF-8");
+        let e = read_csv(&bad).expect_err("not a number");
+        assert!(
+            matches!(
+                &e,
+                CsvError::NotWhole { at: CsvPlace { line: Some(2), column: Some(c) }, value }
+                    if c == "tokens_sent" && value == "many"
+            ),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "line 2: column `tokens_sent`: `many` is not a whole number"
+        );
+        // A figure's column gone from the header.
+        let e = read_csv(&text.replacen("tokens_sent", "tokens", 1)).expect_err("a column missing");
+        assert!(
+            matches!(&e, CsvError::MissingColumn { column } if column == "tokens_sent"),
+            "{e:?}"
+        );
+        // A row shorter than the header.
+        let short = format!("{}\ns,none\n", text.lines().next().expect("a header"));
+        let e = read_csv(&short).expect_err("short");
+        assert!(matches!(e, CsvError::FieldCount { fields: 2, .. }), "{e:?}");
     }
 }

@@ -33,12 +33,12 @@ impl Latency {
     }
 
     /// Parses `overhead=…,prefill=…,decode=…`; what is not given keeps its default.
-    pub fn parse(text: &str) -> Result<Latency, String> {
+    pub fn parse(text: &str) -> Result<Latency, LatencyError> {
         let mut latency = Latency::default();
         for part in text.split(',').filter(|p| !p.trim().is_empty()) {
             let (key, value) = part
                 .split_once('=')
-                .ok_or_else(|| format!("--latency: `{part}` is not key=value"))?;
+                .ok_or_else(|| LatencyError::NotKeyValue { part: part.to_owned() })?;
             let number = value.trim().parse::<f64>().ok().filter(|v| v.is_finite() && *v >= 0.0);
             let positive = number.filter(|v| *v > 0.0);
             match (key.trim(), number, positive) {
@@ -46,16 +46,13 @@ impl Latency {
                 ("prefill", _, Some(v)) => latency.prefill_tps = v,
                 ("decode", _, Some(v)) => latency.decode_tps = v,
                 ("overhead" | "prefill" | "decode", _, _) => {
-                    return Err(format!(
-                        "--latency: {}={} must be a number of seconds (overhead) or of tokens a second (prefill, decode, above 0)",
-                        key.trim(),
-                        value.trim()
-                    ));
+                    return Err(LatencyError::NotANumber {
+                        key: key.trim().to_owned(),
+                        value: value.trim().to_owned(),
+                    });
                 }
                 (other, _, _) => {
-                    return Err(format!(
-                        "--latency: `{other}` is not a part of the latency model; its parts: overhead, prefill, decode"
-                    ));
+                    return Err(LatencyError::NotAPart { part: other.to_owned() });
                 }
             }
         }
@@ -74,11 +71,38 @@ impl fmt::Display for Latency {
 }
 
 impl std::str::FromStr for Latency {
-    type Err = String;
+    type Err = LatencyError;
 
-    fn from_str(text: &str) -> Result<Latency, String> {
+    fn from_str(text: &str) -> Result<Latency, LatencyError> {
         Latency::parse(text)
     }
+}
+
+/// Why `--latency` does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LatencyError {
+    /// A part without `=`.
+    #[error("--latency: `{part}` is not key=value")]
+    NotKeyValue {
+        /// The part as given.
+        part: String,
+    },
+    /// A value that is not a number of seconds, or of tokens a second above 0.
+    #[error(
+        "--latency: {key}={value} must be a number of seconds (overhead) or of tokens a second (prefill, decode, above 0)"
+    )]
+    NotANumber {
+        /// The part (`overhead`, `prefill`, `decode`).
+        key: String,
+        /// Its value.
+        value: String,
+    },
+    /// A key that is not a part of the model.
+    #[error("--latency: `{part}` is not a part of the latency model; its parts: overhead, prefill, decode")]
+    NotAPart {
+        /// The key given.
+        part: String,
+    },
 }
 
 #[cfg(test)]
@@ -93,7 +117,21 @@ mod tests {
         assert_eq!(l.to_string(), "overhead=0.4,prefill=5000,decode=60");
         assert_eq!(Latency::parse(&l.to_string()), Ok(l));
         assert_eq!(Latency::parse("decode=30").map(|l| l.decode_tps), Ok(30.0));
-        assert!(Latency::parse("prefill=0").is_err());
-        assert!(Latency::parse("speed=3").is_err_and(|e| e.contains("overhead, prefill, decode")));
+        assert_eq!(
+            Latency::parse("prefill=0"),
+            Err(LatencyError::NotANumber {
+                key: "prefill".into(),
+                value: "0".into()
+            })
+        );
+        assert_eq!(
+            Latency::parse("speed=3"),
+            Err(LatencyError::NotAPart { part: "speed".into() })
+        );
+        assert_eq!(
+            Latency::parse("decode"),
+            Err(LatencyError::NotKeyValue { part: "decode".into() })
+        );
+        assert!(Latency::parse("speed=3").is_err_and(|e| e.to_string().contains("overhead, prefill, decode")));
     }
 }

@@ -36,6 +36,22 @@ pub fn is_refetch(message: &Message) -> bool {
 /// What a lost value becomes in the model's output.
 pub const UNKNOWN: &str = "[unknown]";
 
+/// Why a history has no place in the script ([`ScriptedModel::place`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlaceError {
+    /// No user message at all.
+    #[error("the request has no user message")]
+    NoUserMessage,
+    /// The last user message is none of the scenario's requests.
+    #[error("messages[{at}]: the last user message is not one of the requests of scenario {scenario:?}")]
+    NotARequest {
+        /// The message's index in the history.
+        at: usize,
+        /// The scenario's name.
+        scenario: String,
+    },
+}
+
 /// A model that follows a scenario's script.
 pub struct ScriptedModel<'a> {
     scenario: &'a Scenario,
@@ -84,9 +100,9 @@ impl<'a> ScriptedModel<'a> {
     /// (the first such at or after the current one), the step is the number of assistant turns
     /// after it that were not refetches, and the facts already refetched for that step are those
     /// whose source the refetches after the last step called. Returns the request.
-    pub fn place(&mut self, messages: &[Message]) -> Result<usize, String> {
+    pub fn place(&mut self, messages: &[Message]) -> Result<usize, PlaceError> {
         let Some(at) = messages.iter().rposition(Message::is_request) else {
-            return Err("the request has no user message".into());
+            return Err(PlaceError::NoUserMessage);
         };
         // A request sent as blocks of text (Anthropic's, to carry a `cache_control` mark) is the
         // request whose text it holds.
@@ -108,10 +124,10 @@ impl<'a> ScriptedModel<'a> {
                 .or_else(|| requests.clone().find(|r| matches(r)))
         };
         let Some(request) = find(&same).or_else(|| find(&within)) else {
-            return Err(format!(
-                "messages[{at}]: the last user message is not one of the requests of scenario {:?}",
-                self.scenario.name
-            ));
+            return Err(PlaceError::NotARequest {
+                at,
+                scenario: self.scenario.name.clone(),
+            });
         };
         // A compaction the server gave back (its block or item) is no turn of the script.
         let turns: Vec<&Message> = messages[at + 1..]

@@ -25,7 +25,7 @@ use std::cmp::Ordering;
 
 pub use best::{Best, rows_at};
 pub use config::{Config, configs, disqualified};
-pub use objective::{Key, Objective};
+pub use objective::{Key, Objective, ObjectiveError};
 pub use paired::Paired;
 pub use rule::{Decider, Scores, Settled, choose, figures_tie};
 pub use sensitivity::{Alternative, Flip, Runs, STABLE_SEEDS, Sensitivity, prices, repriced, sensitivities};

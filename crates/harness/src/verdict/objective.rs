@@ -80,27 +80,30 @@ impl Objective {
     /// The objective of `--objective LIST`, `--fact-cost` and `--tie`, or the default: facts,
     /// then cost (tokens with `--price none`); cost alone with a fact cost. The error says what
     /// to do.
-    pub fn resolve(names: Option<&str>, priced: bool, fact_cost: Option<f64>, tie: f64) -> Result<Objective, String> {
+    pub fn resolve(
+        names: Option<&str>,
+        priced: bool,
+        fact_cost: Option<f64>,
+        tie: f64,
+    ) -> Result<Objective, ObjectiveError> {
         if let Some(usd) = fact_cost {
             if !priced {
-                return Err("--fact-cost prices a lost fact in dollars and needs a price; drop --price none".into());
+                return Err(ObjectiveError::FactCostUnpriced);
             }
             if !(0.0..=Objective::MOST_FACT_COST).contains(&usd) {
-                return Err(format!("--fact-cost {usd}: {}", Objective::fact_cost_range()));
+                return Err(ObjectiveError::FactCostRange { usd });
             }
         }
         let keys = match names {
             Some(list) => {
                 let mut keys = Vec::new();
                 for name in list.split(',').map(str::trim) {
-                    let key = Key::parse(name).ok_or_else(|| {
-                        format!(
-                            "--objective {name:?} is not a key; expected {}",
-                            <Key as ctxbench_compact::Named>::names()
-                        )
-                    })?;
+                    let key = Key::parse(name).ok_or_else(|| ObjectiveError::NotAKey { name: name.to_owned() })?;
                     if keys.contains(&key) {
-                        return Err(format!("--objective {list:?} names {name} twice"));
+                        return Err(ObjectiveError::Twice {
+                            list: list.to_owned(),
+                            name: name.to_owned(),
+                        });
                     }
                     keys.push(key);
                 }
@@ -111,16 +114,15 @@ impl Objective {
             None => vec![Key::Facts, Key::Tokens],
         };
         if keys.contains(&Key::Cost) && !priced {
-            return Err("--objective cost needs a price; drop --price none or rank by tokens".into());
+            return Err(ObjectiveError::CostUnpriced);
         }
         if fact_cost.is_some() && !keys.contains(&Key::Cost) {
-            return Err(format!(
-                "--fact-cost folds lost facts into cost, but --objective {} has no cost key: add cost (--objective facts,cost) or drop --fact-cost",
-                keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(",")
-            ));
+            return Err(ObjectiveError::NoCostKey {
+                keys: keys.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(","),
+            });
         }
         if !(0.0..1.0).contains(&tie) {
-            return Err(format!("--tie {tie}: expected a fraction from 0 up to 1, such as 0.01"));
+            return Err(ObjectiveError::Tie { tie });
         }
         Ok(Objective { keys, fact_cost, tie })
     }
@@ -208,6 +210,52 @@ impl Objective {
     }
 }
 
+/// Why `--objective`, `--fact-cost` and `--tie` do not make an objective; each message says
+/// what to do.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ObjectiveError {
+    /// `--fact-cost` with `--price none`.
+    #[error("--fact-cost prices a lost fact in dollars and needs a price; drop --price none")]
+    FactCostUnpriced,
+    /// A fact cost below 0, above [`Objective::MOST_FACT_COST`] or not a number.
+    #[error("--fact-cost {usd}: {}", Objective::fact_cost_range())]
+    FactCostRange {
+        /// The fact cost given, in dollars.
+        usd: f64,
+    },
+    /// A name in `--objective` that is no [`Key`].
+    #[error("--objective {name:?} is not a key; expected {}", <Key as ctxbench_compact::Named>::names())]
+    NotAKey {
+        /// The name.
+        name: String,
+    },
+    /// A key named twice in `--objective`.
+    #[error("--objective {list:?} names {name} twice")]
+    Twice {
+        /// The whole list.
+        list: String,
+        /// The key named twice.
+        name: String,
+    },
+    /// The cost key with `--price none`.
+    #[error("--objective cost needs a price; drop --price none or rank by tokens")]
+    CostUnpriced,
+    /// A fact cost with keys that have no cost to fold it into.
+    #[error(
+        "--fact-cost folds lost facts into cost, but --objective {keys} has no cost key: add cost (--objective facts,cost) or drop --fact-cost"
+    )]
+    NoCostKey {
+        /// The keys, as `--objective` spells them.
+        keys: String,
+    },
+    /// A tie outside [0, 1).
+    #[error("--tie {tie}: expected a fraction from 0 up to 1, such as 0.01")]
+    Tie {
+        /// The tie given.
+        tie: f64,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,6 +285,7 @@ mod tests {
         assert_eq!(o(None, true, Some(0.01)), Ok(vec![Key::Cost]));
         assert_eq!(o(Some("cost"), true, None), Ok(vec![Key::Cost]));
         assert_eq!(o(Some("calls,tokens"), false, None), Ok(vec![Key::Calls, Key::Tokens]));
+        let o = |names, priced, fc| o(names, priced, fc).map_err(|e| e.to_string());
         assert!(o(Some("cost"), false, None).is_err_and(|e| e.contains("--price none")));
         assert!(o(Some("speed"), true, None).is_err_and(|e| e.contains("facts, cost, tokens or calls")));
         assert!(o(Some("cost,cost"), true, None).is_err_and(|e| e.contains("twice")));
@@ -247,6 +296,39 @@ mod tests {
         assert!(o(None, true, Some(f64::INFINITY)).is_err());
         assert!(o(Some("facts,tokens"), true, Some(0.5)).is_err_and(|e| e.contains("has no cost key")));
         assert!(Objective::resolve(None, true, None, 1.5).is_err());
+    }
+
+    #[test]
+    fn each_wrong_objective_is_its_own_variant() {
+        let o = |names, priced, fc, tie| Objective::resolve(names, priced, fc, tie).err();
+        assert_eq!(o(None, false, Some(0.01), 0.01), Some(ObjectiveError::FactCostUnpriced));
+        assert_eq!(
+            o(None, true, Some(-1.0), 0.01),
+            Some(ObjectiveError::FactCostRange { usd: -1.0 })
+        );
+        assert_eq!(
+            o(Some("facts,speed"), true, None, 0.01),
+            Some(ObjectiveError::NotAKey { name: "speed".into() })
+        );
+        assert_eq!(
+            o(Some("cost, cost"), true, None, 0.01),
+            Some(ObjectiveError::Twice {
+                list: "cost, cost".into(),
+                name: "cost".into()
+            })
+        );
+        assert_eq!(o(Some("cost"), false, None, 0.01), Some(ObjectiveError::CostUnpriced));
+        assert_eq!(
+            o(Some("facts,tokens"), true, Some(0.5), 0.01),
+            Some(ObjectiveError::NoCostKey {
+                keys: "facts,tokens".into()
+            })
+        );
+        assert_eq!(o(None, true, None, 1.0), Some(ObjectiveError::Tie { tie: 1.0 }));
+        assert_eq!(
+            ObjectiveError::NotAKey { name: "speed".into() }.to_string(),
+            "--objective \"speed\" is not a key; expected facts, cost, tokens or calls"
+        );
     }
 
     #[test]

@@ -394,7 +394,13 @@ impl<'a> Endpoint<'a> {
             let request = match run.server.inner_mut().place(&c.messages) {
                 Ok(request) => request,
                 Err(e) => {
-                    return Response::error(format, 400, &e, Some("messages"), Some("ctxbench_unknown_request"));
+                    return Response::error(
+                        format,
+                        400,
+                        &e.to_string(),
+                        Some("messages"),
+                        Some("ctxbench_unknown_request"),
+                    );
                 }
             };
             let last_user = c.messages.iter().rposition(Message::is_request).unwrap_or(0);

@@ -13,8 +13,12 @@ use serde::{Deserialize, Serialize};
 use super::bounded;
 use crate::toml_words::toml_words;
 
+mod error;
+
+pub use error::{CurveError, ProfileError};
+
 /// The profiles that ship inside the crate.
-const TABLE: &str = include_str!("../../profiles.toml");
+const TABLE: &str = include_str!("../../../profiles.toml");
 
 /// Where a profile's numbers come from: a measurement (its URL) or an assumption (no URL).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -36,25 +40,23 @@ pub struct Source {
 pub struct Curve(Vec<[f64; 2]>);
 
 impl TryFrom<Vec<[f64; 2]>> for Curve {
-    type Error = String;
+    type Error = CurveError;
 
-    fn try_from(points: Vec<[f64; 2]>) -> Result<Curve, String> {
+    fn try_from(points: Vec<[f64; 2]>) -> Result<Curve, CurveError> {
         if points.is_empty() {
-            return Err("a curve needs at least one point [ratio, p]".into());
+            return Err(CurveError::NoPoints);
         }
         for pair in points.windows(2) {
             if pair[1][0] <= pair[0][0] {
-                return Err(format!(
-                    "the ratios of a curve must rise: {} then {}",
-                    pair[0][0], pair[1][0]
-                ));
+                return Err(CurveError::NotRising {
+                    from: pair[0][0],
+                    to: pair[1][0],
+                });
             }
         }
-        for [ratio, p] in &points {
-            if !(ratio.is_finite() && *ratio >= 0.0 && (0.0..=1.0).contains(p)) {
-                return Err(format!(
-                    "[{ratio}, {p}]: a ratio is 0 or more and a probability between 0 and 1"
-                ));
+        for &[ratio, p] in &points {
+            if !(ratio.is_finite() && ratio >= 0.0 && (0.0..=1.0).contains(&p)) {
+                return Err(CurveError::OutOfRange { ratio, p });
             }
         }
         Ok(Curve(points))
@@ -146,18 +148,23 @@ impl SummarizerProfile {
     }
 
     /// What its numbers' bounds (checked as they are read, `bounded`) leave: a curve for each
-    /// kind.
-    fn check(&self) -> Result<(), String> {
+    /// kind. `file` and `name` (its table's) are for the error.
+    fn check(&self, file: &str, name: &str) -> Result<(), ProfileError> {
         for key in std::iter::once("told").chain(FactKind::ALL.iter().map(|k| k.as_str())) {
             if !self.keep.contains_key(key) {
-                return Err(format!(
-                    "keep.{key} is missing: a curve [[ratio, p], …] for each kind and for told"
-                ));
+                return Err(ProfileError::MissingCurve {
+                    file: file.to_owned(),
+                    name: name.to_owned(),
+                    key: key.to_owned(),
+                });
             }
         }
         if let Some(other) = self.keep.keys().find(|k| *k != "told" && FactKind::parse(k).is_none()) {
-            let kinds: Vec<&str> = FactKind::ALL.iter().map(|k| k.as_str()).collect();
-            return Err(format!("keep.{other}: not a fact kind (told, {})", kinds.join(", ")));
+            return Err(ProfileError::NotAKind {
+                file: file.to_owned(),
+                name: name.to_owned(),
+                key: other.clone(),
+            });
         }
         Ok(())
     }
@@ -208,18 +215,19 @@ struct Table {
 
 /// Reads profiles in the format of `profiles.toml` from `file`, each named `prefix` + its
 /// table name. A file that is a price table is said to be one.
-fn parse_table(text: &str, file: &str, prefix: &str) -> Result<Table, String> {
+fn parse_table(text: &str, file: &str, prefix: &str) -> Result<Table, ProfileError> {
     let mut table: Table = toml::from_str(text).map_err(|e| {
-        not_profiles(text, file).unwrap_or_else(|| {
-            // A field misspelled or left out: the layout helps; a wrong value's words say enough.
-            let layout = ["unknown field", "missing field"].iter().any(|m| e.message().starts_with(m));
-            let hint = "a profile file holds [summarizer.NAME] and [model.NAME] tables (the layout of crates/harness/profiles.toml)";
-            toml_words(file, text, &e, if layout { hint } else { "" })
-        })
+        if is_price_table(text) {
+            return ProfileError::PriceTable { file: file.to_owned() };
+        }
+        // A field misspelled or left out: the layout helps; a wrong value's words say enough.
+        let layout = ["unknown field", "missing field"].iter().any(|m| e.message().starts_with(m));
+        let hint = "a profile file holds [summarizer.NAME] and [model.NAME] tables (the layout of crates/harness/profiles.toml)";
+        ProfileError::Toml(toml_words(file, text, &e, if layout { hint } else { "" }))
     })?;
     for (name, p) in &mut table.summarizer {
         p.name = format!("{prefix}{name}");
-        p.check().map_err(|e| format!("{file}: summarizer.{name}: {e}"))?;
+        p.check(file, name)?;
     }
     for (name, p) in &mut table.model {
         p.name = format!("{prefix}{name}");
@@ -227,15 +235,9 @@ fn parse_table(text: &str, file: &str, prefix: &str) -> Result<Table, String> {
     Ok(table)
 }
 
-/// What `file` is instead of profiles, when it is a price table (`[[model]]` entries).
-fn not_profiles(text: &str, file: &str) -> Option<String> {
-    let top: toml::Table = toml::from_str(text).ok()?;
-    top.get("model")?.as_array()?;
-    Some(format!(
-        "{file} is a price table ([[model]] entries): give it to --price. --summarizer and --model-profile take \
-         behaviour profiles, [summarizer.NAME] and [model.NAME] tables as in crates/harness/profiles.toml \
-         (`ctxbench profiles` lists the shipped ones)"
-    ))
+/// Whether `text`, not profiles, is a price table (`[[model]]` entries).
+fn is_price_table(text: &str) -> bool {
+    toml::from_str::<toml::Table>(text).is_ok_and(|top| top.get("model").is_some_and(toml::Value::is_array))
 }
 
 static SHIPPED: LazyLock<Table> = LazyLock::new(|| {
@@ -260,10 +262,10 @@ pub fn models() -> Vec<&'static ModelProfile> {
 /// or `FILE.toml#NAME`.
 fn find<T: Clone>(
     spec: &str,
-    kind: &str,
+    kind: &'static str,
     shipped: &BTreeMap<String, T>,
     of: fn(&Table) -> &BTreeMap<String, T>,
-) -> Result<T, String> {
+) -> Result<T, ProfileError> {
     let (file, name) = match spec.split_once('#') {
         Some((file, name)) => (Some(file), Some(name)),
         None if spec.ends_with(".toml") => (Some(spec), None),
@@ -271,31 +273,34 @@ fn find<T: Clone>(
     };
     let Some(file) = file else {
         let name = name.unwrap_or_default();
-        return shipped.get(name).cloned().ok_or_else(|| {
-            let known: Vec<&str> = shipped.keys().map(String::as_str).collect();
-            format!(
-                "{name:?} is not a shipped {kind} profile; known: {}, or a FILE.toml of your own",
-                known.join(", ")
-            )
+        return shipped.get(name).cloned().ok_or_else(|| ProfileError::Unknown {
+            name: name.to_owned(),
+            kind,
+            known: shipped.keys().cloned().collect(),
         });
     };
-    let text = std::fs::read_to_string(file).map_err(|e| format!("{file}: {}", crate::error::io_words(&e)))?;
+    let text = std::fs::read_to_string(file).map_err(|error| ProfileError::Unread {
+        file: file.to_owned(),
+        error,
+    })?;
     let table = parse_table(&text, file, &format!("{file}#"))?;
     let found = of(&table);
     match name {
-        Some(name) => found
-            .get(name)
-            .cloned()
-            .ok_or_else(|| format!("{file} has no [{kind}.{name}] table")),
+        Some(name) => found.get(name).cloned().ok_or_else(|| ProfileError::NoTable {
+            file: file.to_owned(),
+            kind,
+            name: name.to_owned(),
+        }),
         None if found.len() == 1 => Ok(found.values().next().cloned().expect("one")),
-        None if found.is_empty() => Err(format!(
-            "{file} holds no [{kind}.NAME] table; a profile file holds [summarizer.NAME] and [model.NAME] tables \
-             (the layout of crates/harness/profiles.toml)"
-        )),
-        None => Err(format!(
-            "{file} holds {} {kind} profiles: name one, as {file}#NAME",
-            found.len()
-        )),
+        None if found.is_empty() => Err(ProfileError::NoneOfKind {
+            file: file.to_owned(),
+            kind,
+        }),
+        None => Err(ProfileError::Several {
+            file: file.to_owned(),
+            kind,
+            count: found.len(),
+        }),
     }
 }
 
@@ -315,9 +320,9 @@ impl Default for Summarizer {
 }
 
 impl FromStr for Summarizer {
-    type Err = String;
+    type Err = ProfileError;
 
-    fn from_str(spec: &str) -> Result<Summarizer, String> {
+    fn from_str(spec: &str) -> Result<Summarizer, ProfileError> {
         find(spec, "summarizer", &SHIPPED.summarizer, |t| &t.summarizer).map(|p| Summarizer(Arc::new(p)))
     }
 }
@@ -338,9 +343,9 @@ impl Default for Behaviour {
 }
 
 impl FromStr for Behaviour {
-    type Err = String;
+    type Err = ProfileError;
 
-    fn from_str(spec: &str) -> Result<Behaviour, String> {
+    fn from_str(spec: &str) -> Result<Behaviour, ProfileError> {
         find(spec, "model", &SHIPPED.model, |t| &t.model).map(|p| Behaviour(Arc::new(p)))
     }
 }
@@ -426,12 +431,19 @@ mod tests {
     #[test]
     fn unknown_names_and_bad_files_say_what_to_do() {
         let e = "nice".parse::<Summarizer>().expect_err("unknown");
+        assert!(
+            matches!(&e, ProfileError::Unknown { name, kind: "summarizer", .. } if name == "nice"),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains("known: optimistic, pessimistic, published"), "{e}");
         let dir = std::env::temp_dir().join(format!("ctxbench-profile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("mkdir");
         let file = dir.join("mine.toml");
         std::fs::write(&file, "[model.careful]\nabout = \"x\"\nnotice = 1.5\nguess = 0\n").expect("writes");
         let e = file.display().to_string().parse::<Behaviour>().expect_err("1.5");
+        assert!(matches!(e, ProfileError::Toml(_)), "{e:?}");
+        let e = e.to_string();
         assert!(
             e.contains("mine.toml:3:10: notice = 1.5: must be between 0 and 1\n"),
             "{e}"
