@@ -318,6 +318,8 @@ fn run_baseline(
         };
         let place = || format!("baseline row {} · {}", row.scenario, row.settings.strategy);
         let settings = row.settings.resolved(scenario).with_context(place)?;
+        // The one way a run fails today, checked here where the row can be named: the engine's
+        // jobs hand back a run's error without its job.
         settings.policy(scenario).with_context(place)?;
         jobs.push(Job { scenario, settings });
     }

@@ -40,7 +40,13 @@ pub fn merge_folder(folder: &Path, out: Option<&Path>) -> anyhow::Result<ExitCod
     let mut by_print: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut first = None;
     for (shard, dir) in &shards {
-        let print = read_fingerprint(dir)?;
+        let remedy = format!(
+            "run shard {}/{} again into {} after removing that folder",
+            shard.index,
+            shard.count,
+            folder.display()
+        );
+        let print = read_fingerprint(dir, &remedy)?;
         let value = print.fingerprint.clone();
         by_print
             .entry(value)

@@ -215,24 +215,25 @@ fn open_partial(partial: &Path, sweep: &Sweep<'_>, loaded: &Loaded, resuming: bo
             stream: CsvRows::new(file),
         });
     }
+    // A shard stopped before its first configuration was whole has its folder and no file yet.
+    if sweep.shard.is_some() && !partial.exists() {
+        errln!(
+            "resuming: nothing of {} ran yet",
+            count(loaded.planned(), "configuration")
+        );
+        return open_partial(partial, sweep, loaded, false);
+    }
     let text = std::fs::read_to_string(partial).with_context(|| {
         format!(
             "cannot resume: cannot read {}; run without --resume to start over",
             partial.display()
         )
     })?;
-    let mut kept = Vec::new();
     let r = resume(
         &text,
         &partial.display().to_string(),
         loaded.planned(),
-        &mut |j, rows| {
-            let whole = sweep.check_resumed(loaded, j, rows)?;
-            if whole {
-                kept.extend_from_slice(rows);
-            }
-            Ok(whole)
-        },
+        &mut |j, rows| sweep.check_resumed(loaded, j, rows),
     )?;
     errln!(
         "resuming: {} of {} already in {}",
@@ -246,7 +247,7 @@ fn open_partial(partial: &Path, sweep: &Sweep<'_>, loaded: &Loaded, resuming: bo
         .open(partial)
         .with_context(|| format!("cannot write {}", partial.display()))?;
     Ok(Partial {
-        kept,
+        kept: r.kept,
         configurations: r.configurations,
         rows: r.rows,
         stream: CsvRows::continuing(file, r.keep > 0),

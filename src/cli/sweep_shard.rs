@@ -43,7 +43,13 @@ pub fn prepare(out: &Path, shard: Shard, identity: &Identity<'_>, resume: bool) 
     let identity = Fingerprint::new(identity, shard);
     let done = out.join(shard.folder());
     if done.is_dir() {
-        let found = read_fingerprint(&done)?;
+        let remedy = format!(
+            "remove {} (or give another --out) to run shard {}/{} there again",
+            done.display(),
+            shard.index,
+            shard.count
+        );
+        let found = read_fingerprint(&done, &remedy)?;
         if found.fingerprint == identity.fingerprint {
             return Ok(Prepared::Done(format!(
                 "shard {}/{} of this sweep is done already ({}, fingerprint {}): nothing to run",
@@ -67,7 +73,7 @@ pub fn prepare(out: &Path, shard: Shard, identity: &Identity<'_>, resume: bool) 
         std::fs::remove_dir_all(&work).with_context(|| format!("cannot remove {}", work.display()))?;
     }
     if resume && work.is_dir() {
-        let found = read_fingerprint(&work)?;
+        let found = read_fingerprint(&work, "run without --resume to start the shard over")?;
         if found.fingerprint != identity.fingerprint {
             bail!(
                 "cannot resume: {} is a shard of another sweep (fingerprint {}, this sweep's {}); run without --resume to start over",
@@ -78,7 +84,7 @@ pub fn prepare(out: &Path, shard: Shard, identity: &Identity<'_>, resume: bool) 
         }
     }
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
-    super::files::write_atomic(&work.join(FINGERPRINT), identity.to_json().as_bytes())?;
+    super::files::write_atomic(&work.join(FINGERPRINT), identity.to_json()?.as_bytes())?;
     Ok(Prepared::Run(work))
 }
 
@@ -95,10 +101,16 @@ pub fn finish(out: &Path, shard: Shard) -> anyhow::Result<PathBuf> {
     Ok(done)
 }
 
-/// A shard folder's fingerprint file, read typed.
-pub fn read_fingerprint(dir: &Path) -> anyhow::Result<Fingerprint> {
+/// A shard folder's fingerprint file, read typed; what cannot be read is said with `remedy`.
+pub fn read_fingerprint(dir: &Path, remedy: &str) -> anyhow::Result<Fingerprint> {
     let path = dir.join(FINGERPRINT);
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("{}: not a shard of a sweep (no {FINGERPRINT})", dir.display()))?;
-    Ok(Fingerprint::parse(&text, &path.display().to_string())?)
+    let text = std::fs::read(&path).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a shard of a sweep (its {FINGERPRINT}: {}); {remedy}",
+            dir.display(),
+            ctxbench_compact::input::io_words(&e)
+        )
+    })?;
+    let text = String::from_utf8(text).map_err(|_| anyhow::anyhow!("{}: not UTF-8 text; {remedy}", path.display()))?;
+    Fingerprint::parse(&text, &path.display().to_string()).map_err(|e| anyhow::anyhow!("{e}; {remedy}"))
 }

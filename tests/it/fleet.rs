@@ -179,7 +179,9 @@ fn a_fingerprint_is_read_typed_not_filled_with_defaults() {
     assert!(said.contains("fingerprint.json:"), "the file and its place: {said}");
     assert!(said.contains("not a fingerprint this ctxbench reads"), "{said}");
     assert!(!said.contains("expected f64"), "words, not serde's: {said}");
-    // A field missing is refused too, and running the shard again says the same.
+    assert!(said.contains("run shard 2/2 again into"), "what to do: {said}");
+    // A field missing is refused too; running the shard again says so, and how to run it anew
+    // (running it again as it is would only say the same).
     let no_priced: String = written
         .lines()
         .filter(|l| !l.contains("\"priced\""))
@@ -192,4 +194,33 @@ fn a_fingerprint_is_read_typed_not_filled_with_defaults() {
     let (code, _, said) = sweep(&fleet, &["--shard", "2/2"], &[]);
     assert_eq!(code, 2, "{said}");
     assert!(said.contains("not a fingerprint this ctxbench reads"), "{said}");
+    assert!(
+        said.contains("(or give another --out) to run shard 2/2 there again"),
+        "{said}"
+    );
+    std::fs::remove_dir_all(fleet.join("shard-2-of-2")).expect("removed");
+    let (code, _, said) = sweep(&fleet, &["--shard", "2/2"], &[]);
+    assert_eq!(code, 0, "as the words said: {said}");
+    assert_eq!(merge(&fleet).0, 0);
+}
+
+#[test]
+fn a_shard_stopped_before_any_configuration_resumes_from_nothing() {
+    let dir = scratch("fleet-nothing-yet");
+    let fleet = dir.join("fleet");
+    assert_eq!(sweep(&fleet, &["--shard", "1/2"], &[]).0, 0);
+    // As a shard stopped while loading leaves it: its folder and fingerprint, no rows file.
+    let work = fleet.join("shard-1-of-2.partial");
+    std::fs::create_dir_all(&work).expect("made");
+    std::fs::copy(
+        fleet.join("shard-1-of-2/fingerprint.json"),
+        work.join("fingerprint.json"),
+    )
+    .expect("copied");
+    let before = read(fleet.join("shard-1-of-2/results.csv"));
+    std::fs::remove_dir_all(fleet.join("shard-1-of-2")).expect("removed");
+    let (code, _, said) = sweep(&fleet, &["--shard", "1/2", "--resume"], &[]);
+    assert_eq!(code, 0, "once: cannot read results.csv.partial; {said}");
+    assert!(said.contains("resuming: nothing of"), "{said}");
+    assert_eq!(read(fleet.join("shard-1-of-2/results.csv")), before);
 }

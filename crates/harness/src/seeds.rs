@@ -87,8 +87,9 @@ impl Seeds {
         }
     }
 
-    /// The seeds from `base` a configuration runs, given its first run ([`Seeds::replicates`]):
-    /// every seed of the list, or `base` alone. The one rule every command runs and resumes by.
+    /// The seeds from `base` a configuration runs, given its first run: every seed of the list
+    /// when it [replicates](Seeds::replicates), else `base` alone. `sweep` runs and resumes by
+    /// it; `compare` asks [`Seeds::replicates`] of each variant, the same rule.
     pub fn of(&self, base: u64, scenario: &Scenario, settings: &RunSettings, first: &RunMetrics) -> Vec<u64> {
         if self.replicates(scenario, settings, first) {
             self.list(base)

@@ -24,13 +24,14 @@ pub struct Fingerprint {
     pub configurations: usize,
     /// The objective's keys, as `--objective` spells them.
     pub objective: String,
-    /// Dollars a lost fact costs (`--fact-cost`), if given.
+    /// Dollars a lost fact costs (`--fact-cost`), if given: `null` when not, never left out.
+    #[serde(deserialize_with = "Option::deserialize")]
     pub fact_cost: Option<f64>,
     /// The tie (`--tie`).
     pub tie: f64,
     /// Whether the sweep was priced.
     pub priced: bool,
-    /// The version of ctxbench that ran it.
+    /// The version of ctxbench that ran it (the workspace's, which the harness shares).
     pub version: String,
 }
 
@@ -78,21 +79,32 @@ impl Fingerprint {
     /// Reads a fingerprint from `text`, the file `file`; a field missing, unknown or of the
     /// wrong kind is refused in words, with its line and column.
     pub fn parse(text: &str, file: &str) -> Result<Fingerprint, FingerprintError> {
-        serde_json::from_str(text).map_err(|e| FingerprintError {
+        let refused = |line: usize, column: usize, message: String| FingerprintError {
             file: file.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: ctxbench_compact::plain(&strip_place(&e.to_string())),
+            line,
+            column: column.max(1),
+            message,
+        };
+        // serde would take an array of the fields' values in order as well: an object only.
+        if text.trim().is_empty() {
+            return Err(refused(1, 1, "the file is empty".to_owned()));
+        }
+        if !text.trim_start().starts_with('{') {
+            return Err(refused(1, 1, "a JSON object {…} is expected".to_owned()));
+        }
+        serde_json::from_str(text).map_err(|e| {
+            let message = match e.classify() {
+                serde_json::error::Category::Eof => "the file ends before the object does".to_owned(),
+                serde_json::error::Category::Syntax => "this is not JSON".to_owned(),
+                _ => ctxbench_compact::plain(&strip_place(&e.to_string())),
+            };
+            refused(e.line(), e.column(), message)
         })
     }
 
     /// The fingerprint as its file holds it: pretty JSON and a newline.
-    pub fn to_json(&self) -> String {
-        match serde_json::to_string_pretty(self) {
-            Ok(text) => format!("{text}\n"),
-            // Strings, numbers and booleans always serialise.
-            Err(_) => String::new(),
-        }
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        Ok(format!("{}\n", serde_json::to_string_pretty(self)?))
     }
 
     /// How the sweep chose its best.
@@ -111,9 +123,7 @@ fn strip_place(message: &str) -> String {
 
 /// A fingerprint file that does not read.
 #[derive(Debug, thiserror::Error)]
-#[error(
-    "{file}:{line}:{column}: not a fingerprint this ctxbench reads: {message}; run the shard again (without --resume) to write it anew"
-)]
+#[error("{file}:{line}:{column}: not a fingerprint this ctxbench reads: {message}")]
 pub struct FingerprintError {
     /// The file.
     pub file: String,
@@ -144,7 +154,7 @@ mod tests {
     fn a_fingerprint_reads_back_as_written() {
         let objective = Objective::resolve(None, true, Some(0.5), 0.01).expect("valid");
         let print = Fingerprint::new(&identity(&objective), Shard { index: 2, count: 4 });
-        let back = Fingerprint::parse(&print.to_json(), "f.json").expect("reads");
+        let back = Fingerprint::parse(&print.to_json().expect("JSON"), "f.json").expect("reads");
         assert_eq!(back, print);
         assert_eq!(back.shard, "2/4");
         assert_eq!(back.objective().expect("valid").fact_cost, Some(0.5));
@@ -154,7 +164,7 @@ mod tests {
     fn a_field_missing_or_of_the_wrong_kind_is_refused_not_defaulted() {
         let objective = Objective::resolve(None, true, None, 0.01).expect("valid");
         let print = Fingerprint::new(&identity(&objective), Shard { index: 1, count: 2 });
-        let json = print.to_json();
+        let json = print.to_json().expect("JSON");
         let no_tie: String = json
             .lines()
             .filter(|l| !l.contains("\"tie\""))
@@ -168,5 +178,23 @@ mod tests {
         assert!(!e.to_string().contains("expected a boolean at line"), "{e}");
         let extra = json.replace("\"tie\"", "\"ties\": 1, \"tie\"");
         assert!(Fingerprint::parse(&extra, "f.json").is_err());
+        // Left out is not null: a fact cost missing is refused, not read as none.
+        let no_cost: String = json
+            .lines()
+            .filter(|l| !l.contains("fact_cost"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let e = Fingerprint::parse(&no_cost, "f.json").expect_err("no fact cost");
+        assert!(e.message.contains("fact_cost"), "{e}");
+        // Not JSON, cut short, or an array: said in words, at a column from 1.
+        for (bad, said) in [
+            ("", "empty"),
+            ("{\"tie\": ", "ends before"),
+            ("{tie}", "not JSON"),
+            ("[1]", "object"),
+        ] {
+            let e = Fingerprint::parse(bad, "f.json").expect_err(bad);
+            assert!(e.message.contains(said) && e.column >= 1, "{bad}: {e}");
+        }
     }
 }

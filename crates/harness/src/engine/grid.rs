@@ -50,12 +50,15 @@ pub fn run_configurations<'a, E: From<SettingsError>>(
         for chunk in metrics.chunks(first.len()).filter(|c| c.len() == first.len()) {
             runs.push(jobs.by_ref().take(first.len()).zip(chunk.iter().cloned()).collect());
         }
-        // The other seeds of those whose first run drew.
+        // The other seeds of each, by the one rule (those whose first run drew, with `auto`).
         let extra: Vec<(usize, Job<'a>)> = runs
             .iter()
             .enumerate()
-            .filter(|(_, r)| seeds.replicates(r[0].0.scenario, &r[0].0.settings, &r[0].1))
-            .flat_map(|(k, _)| rest.iter().map(move |&seed| (k, seed)))
+            .flat_map(|(k, r)| {
+                let (first_job, first_run) = &r[0];
+                let all = seeds.of(base, first_job.scenario, &first_job.settings, first_run);
+                all.into_iter().skip(first.len()).map(move |seed| (k, seed))
+            })
             .map(|(k, seed)| job(block.start + k, seed).map(|j| (k, j)))
             .collect::<Result<Vec<_>, E>>()?;
         let extra_jobs: Vec<Job<'a>> = extra.iter().map(|(_, j)| j.clone()).collect();

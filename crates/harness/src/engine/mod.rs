@@ -21,8 +21,7 @@ mod sweep;
 
 pub use crate::seeds::{Seeds, SeedsError};
 pub use fingerprint::{FINGERPRINT, Fingerprint, FingerprintError, Identity};
-pub use grid::run_configurations;
-pub use jobs::{Job, load_all, run_jobs};
+pub use jobs::{Job, run_jobs};
 pub use plan::{Phase, Plan, Replicated};
 pub use replicate::replicate;
 pub use resume::{Check, ResumeError, Resumed, resume};

@@ -71,13 +71,16 @@ impl ResumeError {
 pub type Check<'c> = dyn FnMut(usize, &[ResultRow]) -> Result<bool, ResumeError> + 'c;
 
 /// What a partial file holds of a run to resume.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq)]
 pub struct Resumed {
+    /// The rows of the whole configurations, in the file's order.
+    pub kept: Vec<ResultRow>,
     /// Whole configurations kept.
     pub configurations: usize,
     /// Their rows.
     pub rows: usize,
-    /// The bytes of the file to keep (its header and those rows).
+    /// The bytes of the file to keep (its header and those rows; none when no row is kept, so
+    /// that a first line that is not the header is not kept as one).
     pub keep: usize,
 }
 
@@ -102,10 +105,10 @@ pub fn resume(text: &str, file: &str, planned: usize, check: &mut Check<'_>) -> 
     if groups.len() > planned {
         return Err(ResumeError::MoreThanPlanned { file: file.to_owned() });
     }
-    let (mut configurations, mut kept_rows) = (0, 0);
+    let (mut configurations, mut kept) = (0, Vec::new());
     let last = groups.len().saturating_sub(1);
-    for (j, rows) in groups.iter().enumerate() {
-        if !check(j, rows).map_err(|e| e.about(file))? {
+    for (j, rows) in groups.into_iter().enumerate() {
+        if !check(j, &rows).map_err(|e| e.about(file))? {
             if j < last {
                 return Err(ResumeError::Lacks {
                     file: file.to_owned(),
@@ -115,18 +118,19 @@ pub fn resume(text: &str, file: &str, planned: usize, check: &mut Check<'_>) -> 
             break;
         }
         configurations += 1;
-        kept_rows += rows.len();
+        kept.extend(rows);
     }
     // The whole configurations' lines: the header and one line a row.
-    let keep = lines
-        .split_inclusive('\n')
-        .take(kept_rows + usize::from(!lines.is_empty()))
-        .map(str::len)
-        .sum();
+    let keep = if kept.is_empty() {
+        0
+    } else {
+        lines.split_inclusive('\n').take(kept.len() + 1).map(str::len).sum()
+    };
     Ok(Resumed {
         configurations,
-        rows: kept_rows,
+        rows: kept.len(),
         keep,
+        kept,
     })
 }
 
@@ -169,6 +173,12 @@ mod tests {
         // A line cut by the interruption is not read.
         let cut = format!("{}none,", &text[..r.keep]);
         assert_eq!(resume(&cut, "p.csv", 5, &mut |_, _| Ok(true)).expect("resumes").rows, 2);
+        // No row kept: nothing of the file is, so its header is written anew (a first line that
+        // is not one was once kept as the header).
+        for text in ["", "\n", "garbage\n", &text[..text.find('\n').expect("a header") + 1]] {
+            let r = resume(text, "p.csv", 5, &mut |_, _| Ok(true)).expect("resumes");
+            assert_eq!((r.rows, r.keep), (0, 0), "{text:?}");
+        }
     }
 
     #[test]
