@@ -165,6 +165,13 @@ impl Bpe {
     pub fn count_uncached(&self, text: &str) -> usize {
         super::pieces::count((self.tokenizer)(), self.pieces, text)
     }
+
+    /// Each piece of `text` as the encoding's pre-tokenizer splits it, in order: its length in
+    /// bytes and its tokens. The lengths add up to the text's and the tokens to its count; text
+    /// built to a count (seeded padding) is cut at these pieces.
+    pub fn pieces(&self, text: &str, each: impl FnMut(usize, usize)) {
+        super::pieces::each((self.tokenizer)(), self.pieces, text, each);
+    }
 }
 
 fn lock(cache: &Mutex<TextCache>) -> std::sync::MutexGuard<'_, TextCache> {

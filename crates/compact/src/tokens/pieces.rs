@@ -98,6 +98,14 @@ pub(super) const CL100K: usize = 1;
 /// The tokens of `text` with `tokenizer`, whose cache of pieces is `which` ([`O200K`] or
 /// [`CL100K`]). The same count as `tokenizer.count(text)` for a tokenizer without normalization.
 pub(super) fn count(tokenizer: &Tokenizer, which: usize, text: &str) -> usize {
+    let mut n = 0;
+    each(tokenizer, which, text, |_, tokens| n += tokens);
+    n
+}
+
+/// Each piece of `text` as `tokenizer` splits it, in order: its length in bytes and its tokens
+/// (the pieces' lengths add up to the text's, their tokens to [`count`]'s).
+pub(super) fn each(tokenizer: &Tokenizer, which: usize, text: &str, mut each: impl FnMut(usize, usize)) {
     PIECES.with_borrow_mut(|caches| {
         let cache = &mut caches[which];
         if cache.len() >= ENTRIES {
@@ -110,15 +118,14 @@ pub(super) fn count(tokenizer: &Tokenizer, which: usize, text: &str) -> usize {
             }
             cache.count(bytes, || tokenizer.bpe.count(bytes))
         };
-        let mut n = 0;
         if which == O200K && text.is_ascii() {
-            super::o200k_split::split_ascii(text.as_bytes(), |p| n += piece(p));
-            n
+            super::o200k_split::split_ascii(text.as_bytes(), |p| each(p.len(), piece(p)));
         } else if which == O200K && super::o200k_split::known(text) {
-            super::o200k_split::split_known(text, |p| n += piece(p));
-            n
+            super::o200k_split::split_known(text, |p| each(p.len(), piece(p)));
         } else {
-            tokenizer.split(text).map(|p| piece(p.as_bytes())).sum()
+            for p in tokenizer.split(text) {
+                each(p.len(), piece(p.as_bytes()));
+            }
         }
     })
 }

@@ -212,8 +212,9 @@ pub(crate) fn padding(style: PadStyle, tokens: u64, seed: u64) -> String {
     if tokens == 0 {
         return String::new();
     }
-    let bpe = bpe_openai::o200k_base();
-    let count = |text: &str| bpe.bpe.count(text.as_bytes()) as u64;
+    // The library's o200k: its pre-tokenizer by hand and its short pieces' counts kept per
+    // thread (the expression and the encoder over every piece were most of a summary's cost).
+    let bpe = ctxbench_compact::tokens::Bpe::o200k();
     let mut generator = Gen {
         rng: ChaCha8Rng::seed_from_u64(seed),
     };
@@ -226,13 +227,13 @@ pub(crate) fn padding(style: PadStyle, tokens: u64, seed: u64) -> String {
             text.push_str(&generator.chunk(style));
         }
         let from = pieces.last().map_or(0, |&(end, _)| end);
-        let mut fresh: Vec<&str> = bpe.split(&text[from..]).collect();
+        let mut fresh: Vec<(usize, u64)> = Vec::new();
+        bpe.pieces(&text[from..], |len, n| fresh.push((len, n as u64)));
         // The last piece may grow with the next batch.
         fresh.pop();
         let mut end = from;
-        for piece in fresh {
-            end += piece.len();
-            let n = count(piece);
+        for (len, n) in fresh {
+            end += len;
             pieces.push((end, n));
             counted += n;
         }
@@ -256,9 +257,9 @@ pub(crate) fn padding(style: PadStyle, tokens: u64, seed: u64) -> String {
         .fold((0, 0), |(_, sum), &(end, n)| (end, sum + n));
     let recount = |out: &str| {
         if out.len() > safe {
-            before + bpe.count(&out[safe..]) as u64
+            before + bpe.count_uncached(&out[safe..]) as u64
         } else {
-            bpe.count(out) as u64
+            bpe.count_uncached(out) as u64
         }
     };
     // Top up one token at a time; " a" after a word is one token of its own.
