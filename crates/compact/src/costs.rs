@@ -84,10 +84,24 @@ impl Costs {
 /// The fingerprint of a value: foldhash, with a fixed seed, of its compact JSON.
 pub(crate) fn fingerprint_of<T: serde::Serialize + ?Sized>(value: &T) -> u64 {
     use std::hash::{BuildHasher, Hasher};
-    let bytes = serde_json::to_vec(value).unwrap_or_default();
-    let mut hasher = foldhash::fast::FixedState::with_seed(0x6374_7862_656e_6368).build_hasher();
-    hasher.write(&bytes);
-    hasher.finish()
+    thread_local! {
+        /// The JSON of the last value, its room kept: a long tool result is written once into
+        /// room already there, not into a buffer grown and copied as it goes.
+        static JSON: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    JSON.with_borrow_mut(|bytes| {
+        bytes.clear();
+        if serde_json::to_writer(&mut *bytes, value).is_err() {
+            bytes.clear();
+        }
+        let mut hasher = foldhash::fast::FixedState::with_seed(0x6374_7862_656e_6368).build_hasher();
+        hasher.write(bytes);
+        // Past a megabyte the room goes back: one huge value does not hold it for the thread.
+        if bytes.capacity() > 1 << 20 {
+            *bytes = Vec::new();
+        }
+        hasher.finish()
+    })
 }
 
 impl Default for Costs {
