@@ -123,7 +123,9 @@ pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<Vec<String>>
         write_atomic(&out.join(format!("{}.png", chart.name)), &png(chart)?)?;
         Ok(text)
     };
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(charts.len());
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(charts.len());
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
