@@ -1,8 +1,6 @@
 //! What can be wrong with a price (`--price`, a price table) or a cache mode (`--cache`), one
 //! variant per mistake; each message says what to write instead.
 
-use super::price::Price;
-
 /// Why `--cache` (or a price table's `cache`) does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum CacheError {
@@ -113,10 +111,12 @@ pub enum PriceError {
         name: String,
     },
     /// A name that is not a model of the shipped table.
-    #[error("{}", not_in_table(name))]
+    #[error("{}", not_in_table(name, known))]
     NotInTable {
         /// The name given.
         name: String,
+        /// The table's names.
+        known: Vec<String>,
     },
     /// Numbers separated by something else than commas.
     #[error("--price: {text:?}: separate the prices with commas, not {:?} (input=3,output=15)", separator.to_string())]
@@ -152,8 +152,8 @@ pub enum PriceError {
 }
 
 /// The words of [`PriceError::NotInTable`]: the known names, and the nearest.
-fn not_in_table(name: &str) -> String {
-    let names: Vec<&str> = Price::table().iter().filter_map(|p| p.name.as_deref()).collect();
+fn not_in_table(name: &str, known: &[String]) -> String {
+    let names: Vec<&str> = known.iter().map(String::as_str).collect();
     let near = ctxbench_compact::nearest(name, &names)
         .map(|n| format!(" (did you mean {n}?)"))
         .unwrap_or_default();
@@ -162,84 +162,4 @@ fn not_in_table(name: &str) -> String {
          (input=…,cache_read=…,cache_write=…,output=…, dollars per million tokens), a FILE.toml, or none",
         names.join(", ")
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::billing::price::parse_table;
-
-    #[test]
-    fn each_wrong_price_is_its_own_variant() {
-        let no_file = |f: &str| Err(format!("{f}: no such file"));
-        let e = |text: &str| Price::parse(text, &no_file).err();
-        assert_eq!(
-            e("mine.toml"),
-            Some(PriceError::Unread("mine.toml: no such file".into()))
-        );
-        assert_eq!(e("gpt-9"), Some(PriceError::NotInTable { name: "gpt-9".into() }));
-        assert_eq!(
-            e("input=1;output=2"),
-            Some(PriceError::Separator {
-                text: "input=1;output=2".into(),
-                separator: ';'
-            })
-        );
-        assert_eq!(
-            e("input=1,output"),
-            Some(PriceError::NotKeyValue { part: "output".into() })
-        );
-        assert_eq!(
-            e("input=1,speed=2"),
-            Some(PriceError::UnknownKey { key: "speed".into() })
-        );
-        assert_eq!(
-            e("input=1,output=-2"),
-            Some(PriceError::NotARate {
-                key: "output".into(),
-                value: "-2".into()
-            })
-        );
-        assert_eq!(e("input=1"), Some(PriceError::Incomplete));
-        let table = |_: &str| Ok(include_str!("../../prices.toml").to_owned());
-        assert!(matches!(
-            Price::parse("mine.toml", &table),
-            Err(PriceError::Several { file, names }) if file == "mine.toml" && names.len() == Price::table().len()
-        ));
-        assert_eq!(
-            Price::parse("mine.toml#gpt-9", &table).err(),
-            Some(PriceError::NoModel {
-                file: "mine.toml".into(),
-                name: "gpt-9".into()
-            })
-        );
-        let profiles = |_: &str| Ok("[summarizer.mine]\nabout = \"x\"\n".to_owned());
-        assert_eq!(
-            Price::parse("mine.toml", &profiles).err(),
-            Some(PriceError::Profiles {
-                file: "mine.toml".into()
-            })
-        );
-        let bad = "[[model]]\nname = \"m\"\ninput = -1\ncache_read = 0\ncache_write = 0\noutput = 1\ncache = \"lru\"\n";
-        assert_eq!(
-            parse_table(bad, "bad.toml").err(),
-            Some(PriceError::Cache {
-                model: "m".into(),
-                error: CacheError::NotAMode { name: "lru".into() }
-            })
-        );
-        let bad = bad.replace("cache = \"lru\"\n", "");
-        assert_eq!(
-            parse_table(&bad, "bad.toml").err(),
-            Some(PriceError::NotAPrice {
-                model: "m".into(),
-                what: "input",
-                value: -1.0
-            })
-        );
-        assert!(matches!(
-            parse_table("[[model]]\nname = 3\n", "bad.toml"),
-            Err(PriceError::Toml(_))
-        ));
-    }
 }

@@ -7,5 +7,7 @@ pub mod cache_mode;
 mod error;
 pub mod price;
 pub mod segments;
+#[cfg(test)]
+mod tests;
 
 pub use error::{CacheError, PriceError};

@@ -204,7 +204,10 @@ impl Price {
         Price::named(text)
             .cloned()
             .map(Some)
-            .ok_or_else(|| PriceError::NotInTable { name: text.to_owned() })
+            .ok_or_else(|| PriceError::NotInTable {
+                name: text.to_owned(),
+                known: Price::table().iter().filter_map(|p| p.name.clone()).collect(),
+            })
     }
 }
 

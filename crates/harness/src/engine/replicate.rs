@@ -5,12 +5,11 @@
 
 use std::sync::atomic::AtomicBool;
 
-use crate::billing::cache_mode::CacheMode;
 use crate::row::ResultRow;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
 use crate::trace::CallRecord;
-use crate::verdict::{Alternative, Runs};
+use crate::verdict::{Alternative, PriceChecks, Runs};
 
 use super::jobs::{Job, run_jobs};
 use super::plan::{Phase, Plan, Replicated};
@@ -200,29 +199,17 @@ pub fn replicate<E: From<SettingsError> + Send>(
     }
     // The chosen configurations' rows of a phase, each configuration's seeds together in order.
     let position = |k: usize| chosen.iter().position(|&c| c == k).unwrap_or(0);
+    // A run of the `k`th variant again: its place among the chosen, its row named by family.
+    let placed = |k: usize, r: &ResultRow| (position(k), family(k, r));
     // Whether each verdict holds under the table's other prices and caches: a cache is simulated
     // once, and every price that shares it re-priced from those runs' token parts.
     if let Some(price) = plan.price {
-        // Each cache simulated again, and the alternative that holds its runs.
-        let mut simulated: Vec<(CacheMode, usize)> = Vec::new();
+        let mut checks = PriceChecks::default();
         for (name, alt) in crate::verdict::prices(price) {
-            let resimulated = (&alt.cache != plan.cache).then_some(list.len());
-            let same = if resimulated.is_none() {
-                Some(None)
-            } else {
-                simulated
-                    .iter()
-                    .find(|(cache, _)| *cache == alt.cache)
-                    .map(|&(_, at)| Some(at))
-            };
-            if let Some(from) = same {
-                out.alternatives.push(Alternative {
-                    name,
-                    cache: alt.cache.clone(),
-                    rows: Runs::Repriced { from, price: alt },
-                    resimulated,
-                    summarizer: false,
-                });
+            if let Some(from) = checks.source(&alt.cache, plan.cache) {
+                let resimulated = (&alt.cache != plan.cache).then_some(list.len());
+                out.alternatives
+                    .push(PriceChecks::repriced(name, alt, from, resimulated));
                 continue;
             }
             // Simulated again on every seed the configuration ran with: a subset would flip
@@ -231,31 +218,21 @@ pub fn replicate<E: From<SettingsError> + Send>(
                 settings.price = Some(alt.clone());
                 settings.cache = alt.cache.clone();
             };
-            let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); chosen.len()];
-            let all = seeded.run(
+            let again = run_again(
+                &mut seeded,
                 &mut out,
-                &chosen,
-                Phase::Prices,
-                true,
+                (&chosen, chosen.len()),
                 &priced,
                 progress,
-                &mut |k, r, _| {
-                    again[position(k)].push(family(k, &r));
-                    Ok(())
-                },
+                &placed,
             )?;
-            if !all {
+            let Some(again) = again else {
                 return Ok(out);
-            }
+            };
             let rows: Vec<ResultRow> = again.into_iter().flatten().collect();
-            simulated.push((alt.cache.clone(), out.alternatives.len()));
-            out.alternatives.push(Alternative {
-                name,
-                cache: alt.cache,
-                rows: Runs::Ran(rows),
-                resimulated,
-                summarizer: false,
-            });
+            let at = out.alternatives.len();
+            out.alternatives
+                .push(checks.simulated(name, alt.cache, rows, list.len(), at));
         }
     }
     // Whether each verdict holds under the other shipped summarizer profiles: the configurations
@@ -273,22 +250,17 @@ pub fn replicate<E: From<SettingsError> + Send>(
             }
             let summarizer = crate::sim::profile::Summarizer(std::sync::Arc::new(profile.clone()));
             let profiled = |settings: &mut RunSettings| settings.summarizer = summarizer.clone();
-            let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); chosen.len()];
-            let all = seeded.run(
+            let again = run_again(
+                &mut seeded,
                 &mut out,
-                &summarizing,
-                Phase::Prices,
-                true,
+                (&summarizing, chosen.len()),
                 &profiled,
                 progress,
-                &mut |k, r, _| {
-                    again[position(k)].push(family(k, &r));
-                    Ok(())
-                },
+                &placed,
             )?;
-            if !all {
+            let Some(mut again) = again else {
                 return Ok(out);
-            }
+            };
             let rows = (0..chosen.len())
                 .flat_map(|c| {
                     if summarizes(chosen[c]) {
@@ -308,4 +280,23 @@ pub fn replicate<E: From<SettingsError> + Send>(
         }
     }
     Ok(out)
+}
+
+/// The variants `ks` run again on their seeds with `adjust` (under another price or profile),
+/// each row put in the one of `places` lists that `placed` says; `None` when stopped.
+fn run_again<E: From<SettingsError> + Send>(
+    seeded: &mut Seeded<'_, '_, E>,
+    out: &mut Replicated,
+    (ks, places): (&[usize], usize),
+    adjust: &dyn Fn(&mut RunSettings),
+    progress: &mut dyn FnMut(Phase, usize, usize),
+    placed: &dyn Fn(usize, &ResultRow) -> (usize, ResultRow),
+) -> Result<Option<Vec<Vec<ResultRow>>>, E> {
+    let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); places];
+    let all = seeded.run(out, ks, Phase::Prices, true, adjust, progress, &mut |k, r, _| {
+        let (at, row) = placed(k, &r);
+        again[at].push(row);
+        Ok(())
+    })?;
+    Ok(all.then_some(again))
 }

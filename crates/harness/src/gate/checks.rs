@@ -7,11 +7,10 @@
 
 use std::sync::Arc;
 
-use crate::billing::cache_mode::CacheMode;
 use crate::report::ResultRow;
 use crate::settings::RunSettings;
 use crate::sim::profile::{Summarizer, summarizers};
-use crate::verdict::{Alternative, Runs, prices};
+use crate::verdict::{Alternative, PriceChecks, Runs, prices};
 
 /// Runs a row's configuration again with other settings (another price and cache, another
 /// summarizer profile), on the same scenario and seed.
@@ -65,24 +64,10 @@ pub fn checks<E>(rows: &[ResultRow], mut run: Option<&mut RunAgain<'_, E>>) -> R
         seeds.dedup();
         seeds.len()
     };
-    let mut simulated: Vec<(CacheMode, usize)> = Vec::new();
+    let mut checks = PriceChecks::default();
     for (name, alt) in prices(price) {
-        let from = if alt.cache == first.settings.cache {
-            Some(None)
-        } else {
-            simulated
-                .iter()
-                .find(|(cache, _)| *cache == alt.cache)
-                .map(|&(_, at)| Some(at))
-        };
-        if let Some(from) = from {
-            out.alternatives.push(Alternative {
-                name,
-                cache: alt.cache.clone(),
-                rows: Runs::Repriced { from, price: alt },
-                resimulated: None,
-                summarizer: false,
-            });
+        if let Some(from) = checks.source(&alt.cache, &first.settings.cache) {
+            out.alternatives.push(PriceChecks::repriced(name, alt, from, None));
             continue;
         }
         let Some(run) = run.as_deref_mut() else {
@@ -98,14 +83,9 @@ pub fn checks<E>(rows: &[ResultRow], mut run: Option<&mut RunAgain<'_, E>>) -> R
             };
             again.push(run(row, settings)?);
         }
-        simulated.push((alt.cache.clone(), out.alternatives.len()));
-        out.alternatives.push(Alternative {
-            name,
-            cache: alt.cache,
-            rows: Runs::Ran(again),
-            resimulated: Some(seeds),
-            summarizer: false,
-        });
+        let at = out.alternatives.len();
+        out.alternatives
+            .push(checks.simulated(name, alt.cache, again, seeds, at));
     }
     let summarizes = |r: &ResultRow| r.settings.strategy.stages.iter().any(|s| s.name() == "summarize");
     let Some(run) = run.filter(|_| rows.iter().any(summarizes)) else {
