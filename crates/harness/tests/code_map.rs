@@ -8,6 +8,8 @@
 // A test crate: a failed unwrap is a failed test, with its place.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -90,19 +92,7 @@ fn parent(path: &str) -> String {
 
 /// Every `.rs` file under `dir` (relative to `root`), sorted.
 fn rust_files(root: &Path, dir: &str) -> Vec<String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&root.join(dir), &mut out);
-    let mut rel: Vec<String> = out
+    let mut rel: Vec<String> = common::rust_files(&root.join(dir))
         .iter()
         .map(|p| p.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/"))
         .collect();

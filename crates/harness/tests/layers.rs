@@ -6,6 +6,8 @@
 // A test crate: a failed unwrap is a failed test, with its place.
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -151,20 +153,7 @@ fn upward(module: &str, named: &BTreeSet<String>) -> Vec<String> {
 
 /// The harness's sources: every `.rs` file under `src/`, sorted.
 fn sources() -> Vec<PathBuf> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut out);
-    out.sort();
-    out
+    common::rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
 }
 
 /// A file's module path below the crate root (`src/http/serve/mod.rs` is `[http, serve]`).
