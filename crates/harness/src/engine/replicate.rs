@@ -127,21 +127,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
     let qualifying: Vec<usize> = (0..first.len())
         .filter(|&k| crate::verdict::disqualified(&rows1[k].metrics).is_none())
         .collect();
-    let unchanged = |_: &mut RunSettings| {};
-    let all = seeded.run(
-        &mut out,
-        &qualifying,
-        Phase::Seeds,
-        false,
-        &unchanged,
-        progress,
-        &mut |k, r, _| {
-            row(&r)?;
-            rows_of[k].push(r);
-            Ok(())
-        },
-    )?;
-    if !all {
+    if !other_seeds(&mut seeded, &mut out, &qualifying, progress, row, &mut rows_of)? {
         return Ok(out);
     }
     // Each family's chosen variant, by the verdicts' rule over every seed; a variant two families
@@ -161,20 +147,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
         .map(|(k, _)| *k)
         .filter(|k| !qualifying.contains(k))
         .collect();
-    let all = seeded.run(
-        &mut out,
-        &out_but_chosen,
-        Phase::Seeds,
-        false,
-        &unchanged,
-        progress,
-        &mut |k, r, _| {
-            row(&r)?;
-            rows_of[k].push(r);
-            Ok(())
-        },
-    )?;
-    if !all {
+    if !other_seeds(&mut seeded, &mut out, &out_but_chosen, progress, row, &mut rows_of)? {
         return Ok(out);
     }
     out.configurations = picked.len();
@@ -299,4 +272,21 @@ fn run_again<E: From<SettingsError> + Send>(
         Ok(())
     })?;
     Ok(all.then_some(again))
+}
+
+/// The variants `ks` on their seeds past the first, as they are: each row handed to `row` and
+/// kept with its variant's in `rows_of`. Whether every run ran.
+fn other_seeds<E: From<SettingsError> + Send>(
+    seeded: &mut Seeded<'_, '_, E>,
+    out: &mut Replicated,
+    ks: &[usize],
+    progress: &mut dyn FnMut(Phase, usize, usize),
+    row: &mut dyn FnMut(&ResultRow) -> Result<(), E>,
+    rows_of: &mut [Vec<ResultRow>],
+) -> Result<bool, E> {
+    seeded.run(out, ks, Phase::Seeds, false, &|_| {}, progress, &mut |k, r, _| {
+        row(&r)?;
+        rows_of[k].push(r);
+        Ok(())
+    })
 }
