@@ -109,6 +109,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             if route.is_none() {
                 let why = ctxbench_harness::http::context::of_preset(&strategy, Format::Anthropic)
                     .err()
+                    .map(|e| e.to_string())
                     .unwrap_or_default();
                 return Err(anyhow!("--strategy {name}: {why}"));
             }

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::sweep::{Shard, fingerprint};
-use crate::verdict::Objective;
+use crate::verdict::{Objective, ObjectiveError};
 
 /// The file each shard's folder holds its fingerprint in.
 pub const FINGERPRINT: &str = "fingerprint.json";
@@ -108,8 +108,8 @@ impl Fingerprint {
     }
 
     /// How the sweep chose its best.
-    pub fn objective(&self) -> Result<Objective, String> {
-        Objective::resolve(Some(&self.objective), self.priced, self.fact_cost, self.tie).map_err(|e| e.to_string())
+    pub fn objective(&self) -> Result<Objective, ObjectiveError> {
+        Objective::resolve(Some(&self.objective), self.priced, self.fact_cost, self.tie)
     }
 }
 

@@ -25,7 +25,7 @@ use ctxbench_compact::conversation::Conversation;
 use ctxbench_compact::wire::{CacheMarks, Format};
 use serde_json::{Map, Value};
 
-use super::Unreadable;
+use super::{PresetError, Unreadable};
 use crate::trace::CompactionRecord;
 
 /// What the server made of a request before its model reads it.
@@ -370,11 +370,11 @@ fn set(preset: &mut Preset, key: &str, value: &str, at: &str) -> Result<(), Unre
 
 /// The server-side edits a preset stands for when `serve --strategy` names it, on the route of
 /// `format`; `Err` with the words when the preset is not one a server makes, or not on that route.
-pub fn of_preset(strategy: &Strategy, format: Format) -> Result<Vec<Edit>, String> {
+pub fn of_preset(strategy: &Strategy, format: Format) -> Result<Vec<Edit>, PresetError> {
     let Some(preset) = &strategy.preset else {
-        return Err(format!(
-            "{strategy} is not a server's: serve compacts only as a provider does (anthropic-compact, anthropic-clear, anthropic-clear-thinking, openai-compact)"
-        ));
+        return Err(PresetError::NotAServers {
+            strategy: strategy.to_string(),
+        });
     };
     let (kind, route) = match preset {
         Preset::AnthropicCompact { .. } => ("compact_20260112", Format::Anthropic),
@@ -385,25 +385,23 @@ pub fn of_preset(strategy: &Strategy, format: Format) -> Result<Vec<Edit>, Strin
             ..
         } => ("compaction", Format::Responses),
         _ => {
-            return Err(format!(
-                "{} compacts in the client, not on the server: run it in process (`ctxbench run --strategy {}`), or point the agent itself at serve",
-                preset.name(),
-                preset.name()
-            ));
+            return Err(PresetError::InTheClient {
+                name: preset.name().to_owned(),
+            });
         }
     };
     if route != format {
-        return Err(format!(
-            "{} is the {} API's; it does not apply to {} requests (POST {})",
-            preset.name(),
-            route.title(),
-            format.title(),
-            match format {
+        return Err(PresetError::OtherRoute {
+            name: preset.name().to_owned(),
+            api: route.title().to_owned(),
+            asked: format.title().to_owned(),
+            path: match format {
                 Format::Chat => "/v1/chat/completions",
                 Format::Anthropic => "/v1/messages",
                 Format::Responses => "/v1/responses",
             }
-        ));
+            .to_owned(),
+        });
     }
     Ok(vec![Edit {
         preset: preset.clone(),
@@ -481,9 +479,13 @@ mod tests {
         assert!(of_preset(&p("anthropic-compact"), Format::Anthropic).is_ok());
         assert!(of_preset(&p("openai-compact"), Format::Responses).is_ok());
         let err = of_preset(&p("anthropic-compact"), Format::Chat).expect_err("wrong route");
-        assert!(err.contains("Anthropic Messages API's"), "{err}");
+        assert!(matches!(&err, PresetError::OtherRoute { path, .. } if path == "/v1/chat/completions"));
+        assert!(err.to_string().contains("Anthropic Messages API's"), "{err}");
         let err = of_preset(&p("claude-code"), Format::Anthropic).expect_err("a client's");
-        assert!(err.contains("compacts in the client"), "{err}");
-        assert!(of_preset(&p("drop"), Format::Chat).is_err());
+        assert!(err.to_string().contains("compacts in the client"), "{err}");
+        assert!(matches!(
+            of_preset(&p("drop"), Format::Chat),
+            Err(PresetError::NotAServers { .. })
+        ));
     }
 }

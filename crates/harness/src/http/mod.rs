@@ -13,6 +13,7 @@
 mod client;
 pub mod context;
 mod incoming;
+mod preset_error;
 pub mod serve;
 pub mod shapes;
 pub mod sse;
@@ -20,6 +21,7 @@ pub mod stream;
 mod transport;
 
 pub use client::{HttpConfig, HttpModel};
+pub use preset_error::PresetError;
 
 use serde_json::{Value, json};
 

@@ -282,7 +282,7 @@ impl<'a> Endpoint<'a> {
             if let Some(strategy) = &self.config.edits {
                 match super::context::of_preset(strategy, format) {
                     Ok(edits) => incoming.edits = Some(edits),
-                    Err(why) => return Response::error(format, 400, &why, Some("model"), None),
+                    Err(why) => return Response::error(format, 400, &why.to_string(), Some("model"), None),
                 }
             }
         }
