@@ -152,16 +152,19 @@ fn no_cache() -> CacheMode {
 }
 
 /// Settings that cannot run a scenario; the message says what to do.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SettingsError(pub String);
-
-impl fmt::Display for SettingsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SettingsError {
+    /// Neither the settings nor the scenario give a window.
+    #[error("{path}: the scenario sets no window; give one with --window")]
+    NoWindow {
+        /// The scenario's file.
+        path: String,
+    },
+    /// The policy the settings make breaks a rule (a target above the threshold, a reserve as
+    /// large as the window).
+    #[error("invalid policy: {0}")]
+    Policy(ctxbench_compact::policy::PolicyError),
 }
-
-impl std::error::Error for SettingsError {}
 
 impl RunSettings {
     /// The estimator when none is named.
@@ -230,10 +233,9 @@ impl RunSettings {
     /// scenario's), checked.
     pub fn policy(&self, scenario: &Scenario) -> Result<Policy, SettingsError> {
         let Some(window) = self.window.or(scenario.window) else {
-            return Err(SettingsError(format!(
-                "{}: the scenario sets no window; give one with --window",
-                scenario.path
-            )));
+            return Err(SettingsError::NoWindow {
+                path: scenario.path.clone(),
+            });
         };
         let policy = Policy {
             window,
@@ -242,9 +244,7 @@ impl RunSettings {
             keep_recent_turns: self.keep_recent_turns,
             reply_reserve: self.reply_reserve,
         };
-        policy
-            .validate()
-            .map_err(|e| SettingsError(format!("invalid policy: {e}")))?;
+        policy.validate().map_err(SettingsError::Policy)?;
         Ok(policy)
     }
 
