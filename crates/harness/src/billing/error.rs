@@ -59,7 +59,7 @@ pub enum CacheError {
 /// Why `--price` or a price table does not give prices.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PriceError {
-    /// A price file that could not be read, in the words of the reader [`Price::parse`] was
+    /// A price file that could not be read, in the words of the reader [`Price::parse`](super::price::Price::parse) was
     /// given.
     #[error("{0}")]
     Unread(String),
