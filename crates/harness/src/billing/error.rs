@@ -59,8 +59,8 @@ pub enum CacheError {
 /// Why `--price` or a price table does not give prices.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum PriceError {
-    /// A price file that could not be read, in the words of the reader [`Price::parse`](super::price::Price::parse) was
-    /// given.
+    /// A price file that could not be read, in the words of the reader
+    /// [`Price::parse`](super::price::Price::parse) was given.
     #[error("{0}")]
     Unread(String),
     /// A file that is not a price table in TOML, with its line, column and the layout expected.
