@@ -29,7 +29,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         errln!("{note}");
     }
     let sharded = shard_of(args.shard.as_deref(), args.shards)?;
-    let (grid, layout) = grid_of(&args, &seeds)?;
+    let (grid, layout, configurations) = grid_of(&args, &seeds)?;
     let threads = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
@@ -40,7 +40,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
         shard: sharded.as_ref().map(|(s, _)| *s),
         threads,
     };
-    let Some(out) = folder(&args, &sweep, &objective, priced)? else {
+    let Some(out) = folder(&args, &sweep, &objective, (priced, configurations))? else {
         return Ok(ExitCode::SUCCESS);
     };
     // Ctrl-C heard from here on: loading many seeds' scenarios takes a while too.
@@ -119,8 +119,9 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     Ok(interrupt.exit())
 }
 
-/// The grid the flags make, its duplicates said, laid out; with the size line said.
-fn grid_of(args: &SweepArgs, seeds: &Seeds) -> anyhow::Result<(Grid, Layout)> {
+/// The grid the flags make, its duplicates said, laid out, and its configurations over every
+/// scenario; with the size line said.
+fn grid_of(args: &SweepArgs, seeds: &Seeds) -> anyhow::Result<(Grid, Layout, usize)> {
     let mut grid = args.grid()?;
     for note in grid.dedup() {
         errln!("note: {note}");
@@ -140,7 +141,7 @@ fn grid_of(args: &SweepArgs, seeds: &Seeds) -> anyhow::Result<(Grid, Layout)> {
         count(configurations.saturating_mul(at_most), "run"),
         count(at_most, "seed"),
     );
-    Ok((grid, layout))
+    Ok((grid, layout, configurations))
 }
 
 /// What is said before the runs: a grid too large refused without `--yes`, a shard's slice.
@@ -167,7 +168,12 @@ fn said_before_running(args: &SweepArgs, sharded: Option<&(Shard, String)>, load
 }
 
 /// The folder a sweep runs in: `--out`, or its shard's (`None`: that shard is done already).
-fn folder(args: &SweepArgs, sweep: &Sweep<'_>, objective: &Objective, priced: bool) -> anyhow::Result<Option<PathBuf>> {
+fn folder(
+    args: &SweepArgs,
+    sweep: &Sweep<'_>,
+    objective: &Objective,
+    (priced, configurations): (bool, usize),
+) -> anyhow::Result<Option<PathBuf>> {
     let Some(shard) = sweep.shard else {
         return Ok(Some(args.out.clone()));
     };
@@ -175,7 +181,7 @@ fn folder(args: &SweepArgs, sweep: &Sweep<'_>, objective: &Objective, priced: bo
         grid: &sweep.layout.describe(),
         seeds: &format!("{} from {}", args.verdict.seeds, sweep.base),
         scenarios: &args.scenarios.texts()?,
-        configurations: sweep.layout.len().saturating_mul(args.scenarios.count()?),
+        configurations,
         objective,
         priced,
     };
