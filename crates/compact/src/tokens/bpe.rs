@@ -5,8 +5,10 @@
 //! [BPE(function name) + BPE(arguments) + 3]; a request adds 3 (the cookbook's
 //! `num_tokens_from_messages`, with ctxbench's tool-call term). Ids and other fields cost 0.
 //!
-//! Every text is tokenized once per process: counts are cached by text in a map shared by all
-//! counters of the same encoding. The cache holds exact counts only.
+//! Every text is tokenized once per process while the texts fit a budget: counts are cached by
+//! text in a map shared by all counters of the same encoding, emptied when the texts it holds
+//! would pass [`TEXT_BUDGET`] (a run over many seeds counts new texts every seed, and its memory
+//! must not grow with them). The cache holds exact counts only.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -42,9 +44,47 @@ pub struct Bpe {
     cache: Option<Mutex<TextCache>>,
 }
 
-/// Counts by text. foldhash, not SipHash: every text a run counts is hashed here, and SipHash
-/// over a long tool result cost a tenth of what tokenizing it does. Never iterated into output.
-type TextCache = HashMap<Box<str>, u32, FixedState>;
+/// The bytes of text the cache of counts may hold: past it, it is emptied and fills again. The
+/// bundled suite's texts take a few megabytes; a run over 100,000 seeds would hold gigabytes.
+pub const TEXT_BUDGET: usize = 64 << 20;
+
+/// Counts by text, and the bytes of text they hold. foldhash, not SipHash: every text a run
+/// counts is hashed here, and SipHash over a long tool result cost a tenth of what tokenizing it
+/// does. Never iterated into output.
+struct TextCache {
+    counts: HashMap<Box<str>, u32, FixedState>,
+    bytes: usize,
+    /// [`TEXT_BUDGET`], but for tests.
+    budget: usize,
+}
+
+impl Default for TextCache {
+    fn default() -> TextCache {
+        TextCache {
+            counts: HashMap::default(),
+            bytes: 0,
+            budget: TEXT_BUDGET,
+        }
+    }
+}
+
+impl TextCache {
+    /// Keeps `text`'s count, emptying the cache first when the text would pass the budget.
+    fn insert(&mut self, text: &str, n: u32) {
+        if self.bytes + text.len() > self.budget {
+            self.counts.clear();
+            self.bytes = 0;
+        }
+        if self.counts.insert(text.into(), n).is_none() {
+            self.bytes += text.len();
+        }
+    }
+
+    fn clear(&mut self) {
+        self.counts.clear();
+        self.bytes = 0;
+    }
+}
 
 impl Bpe {
     /// GPT-4o's encoding, with gpt-4o's tool-schema constants. One shared instance per process.
@@ -131,13 +171,13 @@ impl Bpe {
         let Some(cache) = &self.cache else {
             return self.count_uncached(text) as u64;
         };
-        if let Some(&n) = lock(cache).get(text) {
+        if let Some(&n) = lock(cache).counts.get(text) {
             return u64::from(n);
         }
         // Tokenize outside the lock so parallel runs do not wait on each other.
         let n = self.count_uncached(text);
         let n32 = u32::try_from(n).unwrap_or(u32::MAX);
-        lock(cache).insert(text.into(), n32);
+        lock(cache).insert(text, n32);
         n as u64
     }
 
@@ -149,13 +189,18 @@ impl Bpe {
         }
     }
 
+    /// The bytes of text the cache holds (at most [`TEXT_BUDGET`]).
+    pub fn cached_bytes(&self) -> usize {
+        self.cache.as_ref().map_or(0, |cache| lock(cache).bytes)
+    }
+
     /// Every distinct text counted since the cache was last cleared, sorted: the least a run
     /// had to tokenize (for benchmarks that compare a run with that floor).
     pub fn cached_texts(&self) -> Vec<String> {
         let Some(cache) = &self.cache else {
             return Vec::new();
         };
-        let mut texts: Vec<String> = lock(cache).keys().map(|k| k.to_string()).collect();
+        let mut texts: Vec<String> = lock(cache).counts.keys().map(|k| k.to_string()).collect();
         texts.sort();
         texts
     }
@@ -228,6 +273,25 @@ impl TokenCounter for Bpe {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cache_of_counts_holds_no_more_text_than_its_budget() {
+        let mut cache = TextCache {
+            budget: 1000,
+            ..TextCache::default()
+        };
+        for k in 0..10_000 {
+            let text = format!("seed {k}: a text no other seed has");
+            cache.insert(&text, 9);
+            assert!(cache.bytes <= 1000, "{} bytes held after {k} texts", cache.bytes);
+            assert_eq!(cache.counts.get(text.as_str()), Some(&9), "the newest count is kept");
+        }
+        // A text counted again adds nothing.
+        let before = cache.bytes;
+        cache.insert("seed 9999: a text no other seed has", 9);
+        assert_eq!(cache.bytes, before);
+        assert_eq!(cache.bytes, cache.counts.keys().map(|k| k.len()).sum::<usize>());
+    }
     use crate::tool_schemas::NO_TOOLS;
     use serde_json::json;
 
