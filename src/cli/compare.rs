@@ -13,7 +13,7 @@ use ctxbench_harness::report::{CsvRows, Echo, Labels, ResultRow, Style, csv, jso
 use ctxbench_harness::settings::{RunSettings, spell_strategies};
 use ctxbench_harness::settings_words::short_line;
 use ctxbench_harness::sweep::dedup_by;
-use ctxbench_harness::verdict::{Objective, sensitivities, suite, verdicts};
+use ctxbench_harness::verdict::{Objective, suite, verdicts};
 
 use super::files::{trace_lines, write_atomic};
 use super::interrupt::{Interrupt, stopped};
@@ -168,8 +168,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let (charted, traces): (Vec<ResultRow>, Vec<_>) = done.traces.into_iter().unzip();
 
     let mut verdicts = verdicts(&done.ranked, &objective);
-    let checked = sensitivities(&verdicts, &done.ranked, &done.alternatives, &objective);
-    for (v, s) in verdicts.iter_mut().zip(checked) {
+    for (v, s) in verdicts.iter_mut().zip(done.sensitivity) {
         v.sensitivity = s;
     }
     let suite = suite(&verdicts, &objective);

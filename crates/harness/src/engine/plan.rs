@@ -6,7 +6,7 @@ use crate::billing::price::Price;
 use crate::row::ResultRow;
 use crate::seeds::Seeds;
 use crate::trace::CallRecord;
-use crate::verdict::{Alternative, Objective};
+use crate::verdict::{Objective, Sensitivity};
 
 /// What [`replicate`](super::replicate) does besides running: the seeds, tuning, the ranking the tuning picks by,
 /// threads, and the price to check the verdicts' sensitivity against.
@@ -48,8 +48,10 @@ pub struct Replicated {
     pub ranked: Vec<ResultRow>,
     /// The first seed's row and trace of each ranked configuration, for the charts.
     pub traces: Vec<(ResultRow, Vec<CallRecord>)>,
-    /// The runs under the table's other prices.
-    pub alternatives: Vec<Alternative>,
+    /// Each verdict of the ranked rows (in the order [`crate::verdict::verdicts`] gives them):
+    /// whether it holds under the table's other prices and the other summarizer profiles, and
+    /// seed by seed. Those runs are let go once checked.
+    pub sensitivity: Vec<Option<Sensitivity>>,
     /// Ranked configurations, and how many of them ran every seed.
     pub configurations: usize,
     /// Of those, the ones replicated over the seeds.

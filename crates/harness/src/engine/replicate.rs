@@ -9,7 +9,7 @@ use crate::row::ResultRow;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
 use crate::trace::CallRecord;
-use crate::verdict::{Alternative, PriceChecks, Runs};
+use crate::verdict::{Against, Checker, repriced};
 
 use super::jobs::{Job, run_jobs};
 use super::plan::{Phase, Plan, Replicated};
@@ -154,7 +154,6 @@ pub fn replicate<E: From<SettingsError> + Send>(
     out.replicated = picked.iter().filter(|(k, _)| replicate[*k]).count();
     out.rows = rows_of.iter().flatten().cloned().collect();
     let chosen: Vec<usize> = picked.iter().map(|(k, _)| *k).collect();
-    let rows_of: Vec<Vec<ResultRow>> = chosen.iter().map(|&k| std::mem::take(&mut rows_of[k])).collect();
     let family = |k: usize, r: &ResultRow| {
         let name = picked
             .iter()
@@ -165,47 +164,76 @@ pub fn replicate<E: From<SettingsError> + Send>(
             ..r.clone()
         }
     };
-    for (c, rows) in rows_of.iter().enumerate() {
-        out.ranked.extend(rows.iter().map(|r| family(chosen[c], r)));
-        out.traces
-            .push((family(chosen[c], &rows[0]), std::mem::take(&mut traces1[chosen[c]])));
+    // The ranked rows, each chosen configuration's seeds together: `spans[c]` are the `c`th's.
+    let mut ranked: Vec<ResultRow> = Vec::new();
+    let mut spans: Vec<std::ops::Range<usize>> = Vec::with_capacity(chosen.len());
+    for &k in &chosen {
+        let rows = std::mem::take(&mut rows_of[k]);
+        let start = ranked.len();
+        ranked.extend(rows.iter().map(|r| family(k, r)));
+        spans.push(start..ranked.len());
+        out.traces.push((family(k, &rows[0]), std::mem::take(&mut traces1[k])));
     }
+    drop(rows_of);
+    // Each verdict is checked under every other price and profile as their runs come, and
+    // those runs let go once checked: a run over many seeds holds the ranked rows only.
+    let main = crate::verdict::verdicts(&ranked, plan.objective);
+    let mut checker = Checker::new(&main, plan.objective);
     // The chosen configurations' rows of a phase, each configuration's seeds together in order.
     let position = |k: usize| chosen.iter().position(|&c| c == k).unwrap_or(0);
     // A run of the `k`th variant again: its place among the chosen, its row named by family.
     let placed = |k: usize, r: &ResultRow| (position(k), family(k, r));
     // Whether each verdict holds under the table's other prices and caches: a cache is simulated
     // once, and every price that shares it re-priced from those runs' token parts.
-    if let Some(price) = plan.price {
-        let mut checks = PriceChecks::default();
-        for (name, alt) in crate::verdict::prices(price) {
-            if let Some(from) = checks.source(&alt.cache, plan.cache) {
-                let resimulated = (&alt.cache != plan.cache).then_some(list.len());
-                out.alternatives
-                    .push(PriceChecks::repriced(name, alt, from, resimulated));
+    let prices = plan.price.map(crate::verdict::prices).unwrap_or_default();
+    let mut checked = vec![false; prices.len()];
+    for (at, (name, alt)) in prices.iter().enumerate() {
+        if checked[at] {
+            continue;
+        }
+        if alt.cache == *plan.cache {
+            let against = Against {
+                name,
+                cache: &alt.cache,
+                summarizer: false,
+            };
+            checker.check(at, &against, &repriced(&ranked, alt));
+            continue;
+        }
+        // Simulated again on every seed the configuration ran with: a subset would flip
+        // picks by its draws, not by the price.
+        let priced = |settings: &mut RunSettings| {
+            settings.price = Some(alt.clone());
+            settings.cache = alt.cache.clone();
+        };
+        let again = run_again(
+            &mut seeded,
+            &mut out,
+            (&chosen, chosen.len()),
+            &priced,
+            progress,
+            &placed,
+        )?;
+        let Some(again) = again else {
+            return Ok(out);
+        };
+        let rows: Vec<ResultRow> = again.into_iter().flatten().collect();
+        // This price, and every later one with the same cache, re-priced from these runs.
+        for (later, (other, price)) in prices.iter().enumerate().skip(at) {
+            if price.cache != alt.cache {
                 continue;
             }
-            // Simulated again on every seed the configuration ran with: a subset would flip
-            // picks by its draws, not by the price.
-            let priced = |settings: &mut RunSettings| {
-                settings.price = Some(alt.clone());
-                settings.cache = alt.cache.clone();
+            checked[later] = true;
+            let against = Against {
+                name: other,
+                cache: &price.cache,
+                summarizer: false,
             };
-            let again = run_again(
-                &mut seeded,
-                &mut out,
-                (&chosen, chosen.len()),
-                &priced,
-                progress,
-                &placed,
-            )?;
-            let Some(again) = again else {
-                return Ok(out);
-            };
-            let rows: Vec<ResultRow> = again.into_iter().flatten().collect();
-            let at = out.alternatives.len();
-            out.alternatives
-                .push(checks.simulated(name, alt.cache, rows, list.len(), at));
+            if later == at {
+                checker.check(later, &against, &rows);
+            } else {
+                checker.check(later, &against, &repriced(&rows, price));
+            }
         }
     }
     // Whether each verdict holds under the other shipped summarizer profiles: the configurations
@@ -217,6 +245,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
     let summarizing: Vec<usize> = chosen.iter().copied().filter(|&k| summarizes(k)).collect();
     if !summarizing.is_empty() {
         let run_profile = &first[chosen[0]].settings.summarizer;
+        let mut at = prices.len();
         for profile in crate::sim::profile::summarizers() {
             if profile.name == run_profile.0.name {
                 continue;
@@ -234,24 +263,28 @@ pub fn replicate<E: From<SettingsError> + Send>(
             let Some(mut again) = again else {
                 return Ok(out);
             };
-            let rows = (0..chosen.len())
+            let rows: Vec<ResultRow> = (0..chosen.len())
                 .flat_map(|c| {
                     if summarizes(chosen[c]) {
                         std::mem::take(&mut again[c])
                     } else {
-                        rows_of[c].iter().map(|r| family(chosen[c], r)).collect()
+                        ranked[spans[c].clone()].to_vec()
                     }
                 })
                 .collect();
-            out.alternatives.push(Alternative {
-                name: format!("summarizer {}", profile.name),
-                cache: plan.cache.clone(),
-                rows: Runs::Ran(rows),
-                resimulated: Some(list.len()),
+            let name = format!("summarizer {}", profile.name);
+            let against = Against {
+                name: &name,
+                cache: plan.cache,
                 summarizer: true,
-            });
+            };
+            checker.check(at, &against, &rows);
+            at += 1;
         }
     }
+    out.sensitivity = checker.finish();
+    drop(main);
+    out.ranked = ranked;
     Ok(out)
 }
 

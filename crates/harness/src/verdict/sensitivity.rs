@@ -131,16 +131,8 @@ pub fn sensitivities(
     alternatives: &[Alternative],
     objective: &Objective,
 ) -> Vec<Option<Sensitivity>> {
-    #[derive(Default)]
-    struct Held {
-        prices: Vec<(String, Option<String>)>,
-        profiles: Vec<(String, Option<String>)>,
-        flips: Vec<Flip>,
-        price_flips: usize,
-        profile_flips: usize,
-    }
-    let mut held: Vec<Held> = main.iter().map(|_| Held::default()).collect();
-    for alt in alternatives {
+    let mut checker = Checker::new(main, objective);
+    for (at, alt) in alternatives.iter().enumerate() {
         let repriced_rows;
         let rows: &[ResultRow] = match &alt.rows {
             Runs::Ran(rows) => rows,
@@ -153,14 +145,71 @@ pub fn sensitivities(
                 &repriced_rows
             }
         };
-        let vs = verdicts(rows, objective);
-        for (v, h) in main.iter().zip(&mut held) {
+        checker.check(at, &Against::of(alt), rows);
+    }
+    checker.finish()
+}
+
+/// What a verdict is checked against: a price (with its cache) or a summarizer profile.
+#[derive(Clone, Copy, Debug)]
+pub struct Against<'n> {
+    /// The price's name, or `summarizer NAME`.
+    pub name: &'n str,
+    /// The cache it runs.
+    pub cache: &'n CacheMode,
+    /// A summarizer profile's runs, not another price's.
+    pub summarizer: bool,
+}
+
+impl<'n> Against<'n> {
+    /// What `alt` checks against.
+    pub fn of(alt: &'n Alternative) -> Against<'n> {
+        Against {
+            name: &alt.name,
+            cache: &alt.cache,
+            summarizer: alt.summarizer,
+        }
+    }
+}
+
+/// The verdicts' sensitivity, checked one alternative at a time as its runs come (each
+/// alternative's rows may go once checked: what a run over many seeds must not hold), then
+/// seed by seed ([`Checker::finish`]).
+pub struct Checker<'m, 'a> {
+    main: &'m [Verdict<'a>],
+    objective: &'m Objective,
+    /// Per verdict, each alternative checked with the place it takes in the lists.
+    held: Vec<Vec<(usize, Checked)>>,
+}
+
+/// One verdict under one alternative.
+struct Checked {
+    name: String,
+    summarizer: bool,
+    pick: Option<String>,
+    flip: Option<Flip>,
+}
+
+impl<'m, 'a> Checker<'m, 'a> {
+    /// A checker of the verdicts `main`, ranked by `objective`.
+    pub fn new(main: &'m [Verdict<'a>], objective: &'m Objective) -> Checker<'m, 'a> {
+        Checker {
+            main,
+            objective,
+            held: main.iter().map(|_| Vec::new()).collect(),
+        }
+    }
+
+    /// Each verdict under `against`, whose runs are `rows`; `at` is the place it takes among
+    /// the alternatives, whatever order they are checked in.
+    pub fn check(&mut self, at: usize, against: &Against<'_>, rows: &[ResultRow]) {
+        let vs = verdicts(rows, self.objective);
+        for (v, h) in self.main.iter().zip(&mut self.held) {
             let Some(pick) = v.pick() else { continue };
             let name = pick.strategy();
             let other = vs.iter().find(|w| w.scenario == v.scenario);
             let picked = other.and_then(|w| w.pick()).map(Config::strategy);
-            let flipped = picked.as_deref() != Some(name.as_str());
-            if flipped {
+            let flip = (picked.as_deref() != Some(name.as_str())).then(|| {
                 let in_other =
                     |name: &str| other.and_then(|w| w.groups().flat_map(|g| &g.configs).find(|c| c.strategy() == name));
                 let in_this = |name: &str| v.groups().flat_map(|g| &g.configs).find(|c| c.strategy() == name);
@@ -170,41 +219,66 @@ pub fn sensitivities(
                     other: picked.as_deref().and_then(in_this),
                     other_there: picked.as_deref().and_then(in_other),
                 };
-                h.flips.push(Flip {
-                    price: alt.name.clone(),
+                Flip {
+                    price: against.name.to_owned(),
                     pick: picked.clone(),
-                    cause: cause(&flipped, alt),
-                });
-            }
-            if alt.summarizer {
-                h.profile_flips += usize::from(flipped);
-                h.profiles.push((alt.name.clone(), picked));
-            } else {
-                h.price_flips += usize::from(flipped);
-                h.prices.push((alt.name.clone(), picked));
-            }
+                    cause: cause(&flipped, against),
+                }
+            });
+            let place = h.partition_point(|(b, _)| *b < at);
+            h.insert(
+                place,
+                (
+                    at,
+                    Checked {
+                        name: against.name.to_owned(),
+                        summarizer: against.summarizer,
+                        pick: picked,
+                        flip,
+                    },
+                ),
+            );
         }
     }
-    main.iter()
-        .zip(held)
-        .map(|(v, h)| {
-            let name = v.pick()?.strategy();
-            let (wins, seeds) = seed_wins(v, objective, &name);
-            let seed_win_rate = (seeds > 1).then(|| wins as f64 / seeds as f64);
-            Some(Sensitivity {
-                holds: h.prices.len() - h.price_flips,
-                of: h.prices.len(),
-                profiles_hold: h.profiles.len() - h.profile_flips,
-                profiles: h.profiles,
-                fragile: !h.flips.is_empty() || v.one_draw || seed_win_rate.is_some_and(|w| w < STABLE_SEEDS),
-                prices: h.prices,
-                flips: h.flips,
-                seed_win_rate,
-                seeds,
-                one_draw: v.one_draw,
+
+    /// Each verdict's sensitivity: to every alternative checked, and to its seeds.
+    pub fn finish(self) -> Vec<Option<Sensitivity>> {
+        let objective = self.objective;
+        self.main
+            .iter()
+            .zip(self.held)
+            .map(|(v, checked)| {
+                let name = v.pick()?.strategy();
+                let (wins, seeds) = seed_wins(v, objective, &name);
+                let seed_win_rate = (seeds > 1).then(|| wins as f64 / seeds as f64);
+                let (mut prices, mut profiles, mut flips) = (Vec::new(), Vec::new(), Vec::new());
+                let (mut price_flips, mut profile_flips) = (0, 0);
+                for (_, c) in checked {
+                    let flipped = usize::from(c.flip.is_some());
+                    if c.summarizer {
+                        profile_flips += flipped;
+                        profiles.push((c.name, c.pick));
+                    } else {
+                        price_flips += flipped;
+                        prices.push((c.name, c.pick));
+                    }
+                    flips.extend(c.flip);
+                }
+                Some(Sensitivity {
+                    holds: prices.len() - price_flips,
+                    of: prices.len(),
+                    profiles_hold: profiles.len() - profile_flips,
+                    profiles,
+                    fragile: !flips.is_empty() || v.one_draw || seed_win_rate.is_some_and(|w| w < STABLE_SEEDS),
+                    prices,
+                    flips,
+                    seed_win_rate,
+                    seeds,
+                    one_draw: v.one_draw,
+                })
             })
-        })
-        .collect()
+            .collect()
+    }
 }
 
 /// The pick and what took its place, each as it ran with the run's price and under another:
@@ -232,7 +306,7 @@ fn mean(c: &Config<'_>, figure: impl Fn(&RunMetrics) -> u64) -> f64 {
 /// that break the cached prefix, so that the pick reads less from the cache than what took its
 /// place; a summarizer profile under which the pick loses more facts. `None` where none of
 /// these is seen.
-fn cause(f: &Flipped<'_, '_>, alt: &Alternative) -> Option<String> {
+fn cause(f: &Flipped<'_, '_>, alt: &Against<'_>) -> Option<String> {
     let there = f.pick_there?;
     let reads = |c: &Config<'_>| mean(c, |m| m.cache_read_tokens);
     if alt.summarizer {
@@ -251,7 +325,7 @@ fn cause(f: &Flipped<'_, '_>, alt: &Alternative) -> Option<String> {
         (Some(o), Some(t)) => reads(o) - reads(t),
         _ => 0.0,
     };
-    match &alt.cache {
+    match alt.cache {
         CacheMode::None => {
             let other = f.other.map_or(0.0, reads);
             return (reads(f.pick) > other).then(|| {
@@ -299,7 +373,7 @@ fn cause(f: &Flipped<'_, '_>, alt: &Alternative) -> Option<String> {
             crate::human::duration(ttl)
         ));
     }
-    let price = there.settings().price.as_ref()?.for_cache(&alt.cache);
+    let price = there.settings().price.as_ref()?.for_cache(alt.cache);
     let (written, read) = (mean(there, |m| m.cache_write_tokens), reads(there));
     let at = |billed: Billed| price.cost(&billed) as f64;
     let as_input = |n: f64| {
