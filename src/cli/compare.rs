@@ -8,18 +8,21 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use ctxbench_compact::compact::parse_strategy_list;
 use ctxbench_harness::engine::{Phase, Plan, Seeds, replicate};
-use ctxbench_harness::human::{count, wrap};
-use ctxbench_harness::report::{CsvRows, Echo, Labels, ResultRow, Style, csv, json, verdict_markdown, verdict_text};
+use ctxbench_harness::human::{count, thousands, wrap};
+use ctxbench_harness::report::{
+    Echo, Labels, ResultRow, Style, csv_rows, json_document, verdict_markdown, verdict_text,
+};
 use ctxbench_harness::settings::{RunSettings, spell_strategies};
 use ctxbench_harness::settings_words::short_line;
 use ctxbench_harness::sweep::dedup_by;
 use ctxbench_harness::verdict::{Objective, suite, verdicts};
 
 use super::files::{trace_lines, write_atomic};
-use super::interrupt::{Interrupt, stopped};
+use super::interrupt::{Interrupt, Stop, stopped};
 use super::output::{err, errln, say};
 use super::progress::Progress;
 use super::reports::{Reports, stale_note, write_reports};
+use super::results_order::Streamed;
 use super::scenarios::ScenarioArgs;
 use super::settings_args::SettingsArgs;
 use super::verdict_args::VerdictArgs;
@@ -119,9 +122,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let partial = args.out.join("results.csv.partial");
     std::fs::create_dir_all(args.out.join("traces"))
         .with_context(|| format!("cannot create {}", args.out.display()))?;
-    let mut stream = std::fs::File::create(&partial)
-        .map(CsvRows::new)
-        .with_context(|| format!("cannot write {}", partial.display()))?;
+    let mut stream = Streamed::create(&partial)?;
     let interrupt = Interrupt::catch()?;
     let cache = args.settings.server.bill.cache();
     let plan = Plan {
@@ -134,31 +135,34 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         cache: &cache,
     };
     let progress = Progress::new(0, "runs", true);
+    let phase = std::cell::Cell::new(None);
     let done = replicate::<anyhow::Error>(
         &plan,
         &settings,
         &load,
         // Each row is on disk as soon as it is done: a crash keeps what was measured.
-        &mut |row| {
-            stream
-                .write(row)
-                .with_context(|| format!("cannot write {}", partial.display()))
-        },
-        &mut |phase, done, total| {
-            let part = match phase {
-                Phase::First => "every configuration on the first seed",
-                Phase::Seeds => "the other seeds",
-                Phase::Prices => "the other prices and summarizers",
-            };
-            progress.at(part, done, total);
+        &mut |config, row| stream.write(config, row),
+        &mut |which, done, total| {
+            phase.set(Some(which));
+            progress.at(phase_words(which), done, total);
         },
         interrupt.flag(),
     )?;
     progress.clear();
     if let Some((ran, planned)) = done.stopped {
-        return Ok(stopped(ran, planned, "run", &partial, None));
+        // The rows in the file, and how far the phase under way got (a run under another price
+        // or profile checks a verdict and is no row of the results).
+        let said = format!(
+            "{} in {} ({}: {} of {})",
+            count(stream.rows(), "run"),
+            partial.display(),
+            phase.get().map_or("", |p| phase_words(p)),
+            thousands(ran as u64),
+            count(planned, "run")
+        );
+        return Ok(stopped(Stop::Said(&said), &partial, None));
     }
-    drop(stream);
+    let rows = stream.finish(&args.out.join("results.csv"))?;
     let mut trace_names = Vec::with_capacity(done.traces.len());
     for (row, trace) in &done.traces {
         let name = trace_name(&row.scenario, &row.settings);
@@ -202,14 +206,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let markdown_verdicts = verdict_markdown(&verdicts, &suite, &Labels::new(&done.ranked, false));
     let stale = write_reports(Reports {
         out: &args.out,
-        rows: &done.rows,
+        rows: &[],
         traces: &traces,
         summary: format!("# ctxbench compare\n\n{settings}\n\n{markdown_verdicts}{COLUMNS}"),
         title: "ctxbench compare",
         settings: &settings,
         table: &charted,
         charted: &done.ranked,
-        written: None,
+        written: Some(rows),
         trace_names: &trace_names,
         verdicts: Some((&verdicts, &suite, &echo)),
         descriptions: done.descriptions.clone(),
@@ -226,8 +230,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
             verdict_text(&verdicts, &suite, &labels, style)
         }
         Format::Markdown => markdown_verdicts,
-        Format::Csv => String::from_utf8(csv(&done.rows)?)?,
-        Format::Json => serde_json::to_string_pretty(&json(&done.rows))? + "\n",
+        Format::Csv | Format::Json => results_as(args.format, &args.out.join("results.csv"))?,
     };
     say!("{stdout}");
     let given_seeds = matches!(seeds, Seeds::List(_)).then_some(seeds_note.as_str());
@@ -238,13 +241,40 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     let wrote = format!(
         "wrote {}/results.csv ({}), {}, verdict.json, summary.md, index.html{} and {} (the first seed's)",
         args.out.display(),
-        count(done.rows.len(), "run"),
-        ctxbench_harness::report::json_names(done.rows.len()).0,
+        count(rows, "run"),
+        ctxbench_harness::report::json_names(rows).0,
         if args.no_plots { "" } else { ", plots/" },
         count(trace_names.len(), "trace")
     );
     err!("{}", wrap(&wrote, 120, "", "  "));
     Ok(interrupt.exit())
+}
+
+/// The results file as `--format` prints it: the CSV as it is, or the rows as one JSON
+/// document (read a row at a time).
+fn results_as(format: Format, results: &std::path::Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(results).with_context(|| format!("cannot read {}", results.display()))?;
+    if format == Format::Csv {
+        return Ok(text);
+    }
+    let mut failed = None;
+    let rows = csv_rows(text.as_bytes()).map_err(anyhow::Error::msg)?;
+    let rows = rows.map_while(|row| row.map_err(|e| failed = Some(e)).ok());
+    let mut out = Vec::new();
+    json_document(rows, &mut out)?;
+    if let Some(e) = failed {
+        anyhow::bail!("{}: {e}", results.display());
+    }
+    Ok(String::from_utf8(out)? + "\n")
+}
+
+/// The part of the work a phase is, for the progress line.
+fn phase_words(phase: Phase) -> &'static str {
+    match phase {
+        Phase::First => "every configuration on the first seed",
+        Phase::Seeds => "the other seeds",
+        Phase::Prices => "the other prices and summarizers",
+    }
 }
 
 /// What the seeds were, for the settings line: `seeds 0..19 (auto: 60 of 110 configurations

@@ -38,14 +38,26 @@ impl Interrupt {
     }
 }
 
-/// Says how far the runs got and how to go on; the exit code.
-pub fn stopped(done: usize, planned: usize, what: &str, partial: &Path, resume: Option<&str>) -> ExitCode {
-    errln!(
-        "interrupted: {} of {} in {}",
-        ctxbench_harness::human::thousands(done as u64),
-        ctxbench_harness::human::count(planned, what),
-        partial.display()
-    );
+/// How far a stopped command got.
+pub enum Stop<'a> {
+    /// So many of so many (of what), all of them in the partial file.
+    Of(usize, usize, &'a str),
+    /// In the caller's words.
+    Said(&'a str),
+}
+
+/// Says how far the runs got (`done` of `planned` `what`s in `partial`, or in words of the
+/// caller's own with [`Stop::Said`]) and how to go on; the exit code.
+pub fn stopped(how_far: Stop<'_>, partial: &Path, resume: Option<&str>) -> ExitCode {
+    match how_far {
+        Stop::Of(done, planned, what) => errln!(
+            "interrupted: {} of {} in {}",
+            ctxbench_harness::human::thousands(done as u64),
+            ctxbench_harness::human::count(planned, what),
+            partial.display()
+        ),
+        Stop::Said(words) => errln!("interrupted: {words}"),
+    }
     if let Some(how) = resume {
         errln!("{how}");
     }

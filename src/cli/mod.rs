@@ -19,6 +19,7 @@ mod prices;
 mod profiles;
 mod progress;
 mod reports;
+mod results_order;
 mod run;
 mod scenarios;
 mod serve;

@@ -12,7 +12,7 @@ use ctxbench_harness::human::{count, thousands};
 use ctxbench_harness::report::{CsvRows, ResultRow};
 use ctxbench_harness::sweep::{Grid, Layout, Objective, Shard};
 
-use super::interrupt::{Interrupt, stopped};
+use super::interrupt::{Interrupt, Stop, stopped};
 use super::output::{errln, sayln};
 use super::progress::Progress;
 use super::reports::stale_note;
@@ -82,9 +82,7 @@ pub fn run(args: SweepArgs) -> anyhow::Result<ExitCode> {
     if swept.done < loaded.planned() {
         let how = "to finish it, run the same command again with --resume";
         return Ok(stopped(
-            swept.done,
-            loaded.planned(),
-            "configuration",
+            Stop::Of(swept.done, loaded.planned(), "configuration"),
             &partial,
             Some(how),
         ));

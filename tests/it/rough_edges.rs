@@ -190,6 +190,11 @@ fn ctrl_c_in_compare_says_how_far_it_got() {
         "{stderr}"
     );
     assert!(dir.join("results.csv.partial").exists() && !dir.join("results.csv").exists());
+    assert_eq!(
+        runs_said(&stderr),
+        rows_in(&dir.join("results.csv.partial")),
+        "{stderr}"
+    );
 }
 
 /// A hundred thousand seeds start running at once, a block of seeds loaded at a time (they were
@@ -216,6 +221,33 @@ fn a_hundred_thousand_seeds_stream_and_sigterm_stops_them() {
         "{stderr}"
     );
     assert!(dir.join("results.csv.partial").exists() && !dir.join("results.csv").exists());
+    // Stopped past the first seed: the runs said are the rows the file holds, the first seed's
+    // among them (the phase's own count, said alone, left them out).
+    assert_eq!(
+        runs_said(&stderr),
+        rows_in(&dir.join("results.csv.partial")),
+        "{stderr}"
+    );
+}
+
+/// The runs an interrupted `compare` says its partial file holds.
+fn runs_said(stderr: &str) -> usize {
+    stderr
+        .split("interrupted: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" runs in ").next())
+        .map(|n| n.replace(',', ""))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count of runs: {stderr}"))
+}
+
+/// The rows of a results file, its header aside.
+fn rows_in(file: &Path) -> usize {
+    std::fs::read_to_string(file)
+        .expect("the results file")
+        .lines()
+        .count()
+        .saturating_sub(1)
 }
 
 /// Ctrl-C once the runs are done, while the reports are written: they are finished first and

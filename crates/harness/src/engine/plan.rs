@@ -41,8 +41,6 @@ pub enum Phase {
 /// What [`replicate`](super::replicate) ran.
 #[derive(Debug, Default)]
 pub struct Replicated {
-    /// Every row, for the results files: each configuration's seeds in order.
-    pub rows: Vec<ResultRow>,
     /// The rows the verdicts rank: each strategy at its chosen variant, every seed, with its
     /// family set when tuning chose another variant than the strategy as given.
     pub ranked: Vec<ResultRow>,

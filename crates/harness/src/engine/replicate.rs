@@ -43,13 +43,15 @@ fn phase<E: From<SettingsError>>(
 /// Runs `settings` on every scenario `load` gives for a seed: each tuned variant on the first
 /// seed, each strategy's chosen variant on every other seed it needs, and the chosen ones again
 /// under each price of the table whose cache is not the run's (the others are re-priced). Every
-/// row goes to `row` as it is made; `progress` hears of each run. Stops at `stop` (the result
-/// says so).
+/// row of the results goes to `row` as it is made, with its configuration's place among the
+/// first seed's (the results' final order is each configuration's rows in the order they came,
+/// configurations in that order; none are held here); `progress` hears of each run. Stops at
+/// `stop` (the result says so).
 pub fn replicate<E: From<SettingsError> + Send>(
     plan: &Plan<'_>,
     settings: &[RunSettings],
     load: &(dyn Fn(u64) -> Result<Vec<Scenario>, E> + Sync),
-    row: &mut dyn FnMut(&ResultRow) -> Result<(), E>,
+    row: &mut dyn FnMut(usize, &ResultRow) -> Result<(), E>,
     progress: &mut dyn FnMut(Phase, usize, usize),
     stop: &AtomicBool,
 ) -> Result<Replicated, E> {
@@ -91,8 +93,8 @@ pub fn replicate<E: From<SettingsError> + Send>(
         stop,
         Phase::First,
         progress,
-        &mut |_, r, trace| {
-            row(&r)?;
+        &mut |k, r, trace| {
+            row(k, &r)?;
             rows1.push(r);
             traces1.push(trace);
             Ok(())
@@ -152,7 +154,6 @@ pub fn replicate<E: From<SettingsError> + Send>(
     }
     out.configurations = picked.len();
     out.replicated = picked.iter().filter(|(k, _)| replicate[*k]).count();
-    out.rows = rows_of.iter().flatten().cloned().collect();
     let chosen: Vec<usize> = picked.iter().map(|(k, _)| *k).collect();
     let family = |k: usize, r: &ResultRow| {
         let name = picked
@@ -307,18 +308,18 @@ fn run_again<E: From<SettingsError> + Send>(
     Ok(all.then_some(again))
 }
 
-/// The variants `ks` on their seeds past the first, as they are: each row handed to `row` and
-/// kept with its variant's in `rows_of`. Whether every run ran.
+/// The variants `ks` on their seeds past the first, as they are: each row handed to `row` with
+/// its variant and kept with its variant's in `rows_of`. Whether every run ran.
 fn other_seeds<E: From<SettingsError> + Send>(
     seeded: &mut Seeded<'_, '_, E>,
     out: &mut Replicated,
     ks: &[usize],
     progress: &mut dyn FnMut(Phase, usize, usize),
-    row: &mut dyn FnMut(&ResultRow) -> Result<(), E>,
+    row: &mut dyn FnMut(usize, &ResultRow) -> Result<(), E>,
     rows_of: &mut [Vec<ResultRow>],
 ) -> Result<bool, E> {
     seeded.run(out, ks, Phase::Seeds, false, &|_| {}, progress, &mut |k, r, _| {
-        row(&r)?;
+        row(k, &r)?;
         rows_of[k].push(r);
         Ok(())
     })
