@@ -137,7 +137,8 @@ pub enum SeedsError {
     None,
     /// More seeds than [`Seeds::MOST`].
     #[error(
-        "--seeds {text}: {n} seeds is more than the {} a run may have",
+        "--seeds {text}: {} seeds is more than the {} a run may have",
+        crate::human::thousands(*n),
         crate::human::thousands(Seeds::MOST)
     )]
     TooMany {
@@ -183,7 +184,7 @@ mod tests {
                 .unwrap_or_default()
         };
         assert!(said("5..2", 0).contains("runs down: write 2..5"));
-        assert!(said("1000000", 0).contains("more than the 100,000"));
+        assert!(said("1000000", 0).contains("1,000,000 seeds is more than the 100,000"));
         assert!(said("0", 0).contains("at least one seed"));
         // Seeds past the largest are refused with the room there is, whatever the form.
         assert!(

@@ -427,8 +427,9 @@ fn sensitivity_strip(v: &Verdict<'_>, labels: &Labels) -> String {
     if let Some(rate) = s.seed_win_rate {
         let wins = (rate * s.seeds as f64).round() as usize;
         out.push_str(&format!(
-            "<p class=\"settings\">The pick wins in {wins} of {} seeds on each seed's runs alone{}.</p>\n",
-            s.seeds,
+            "<p class=\"settings\">The pick wins in {} of {} seeds on each seed's runs alone{}.</p>\n",
+            crate::human::thousands(wins as u64),
+            crate::human::thousands(s.seeds as u64),
             if s.fragile {
                 "; it is fragile (marked 1* in the table)"
             } else {

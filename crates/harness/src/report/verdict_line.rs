@@ -2,7 +2,7 @@
 //! broken, the trade against the front, and whether the pick holds under other prices and seeds.
 
 use super::labels::{Labels, cheaper, mean, money, spend_mean};
-use crate::human::count;
+use crate::human::{count, thousands};
 use crate::verdict::{Config, Decider, Key, Objective, STABLE_SEEDS, Sensitivity, Tie, Verdict};
 
 /// In how many seeds a configuration lost a fact, when it ran several and lost any: ` in 20 of
@@ -10,7 +10,7 @@ use crate::verdict::{Config, Decider, Key, Objective, STABLE_SEEDS, Sensitivity,
 fn seeds_lost(c: &Config<'_>) -> String {
     let r = c.lost_in();
     if r.n > 1 && r.k > 0 {
-        format!(" in {} of {} seeds", r.k, r.n)
+        format!(" in {} of {} seeds", thousands(r.k as u64), thousands(r.n as u64))
     } else {
         String::new()
     }
@@ -150,7 +150,11 @@ pub fn holds(s: &Sensitivity, labels: &Labels) -> String {
     }
     if let Some(rate) = s.seed_win_rate {
         let wins = (rate * s.seeds as f64).round() as usize;
-        text.push_str(&format!(" and wins in {wins} of {} seeds", s.seeds));
+        text.push_str(&format!(
+            " and wins in {} of {} seeds",
+            thousands(wins as u64),
+            thousands(s.seeds as u64)
+        ));
     }
     if s.fragile {
         text.push_str("; * fragile");

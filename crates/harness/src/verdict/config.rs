@@ -3,7 +3,7 @@
 
 use super::objective::{Key, Objective};
 use super::stats::{Estimate, Rate};
-use crate::human::count;
+use crate::human::{count, thousands};
 use crate::metrics::RunMetrics;
 use crate::row::{ResultRow, Row};
 use crate::settings::RunSettings;
@@ -30,7 +30,11 @@ impl<'a> Config<'a> {
             if rows.len() == 1 {
                 why.clone()
             } else {
-                format!("{why} (seed {seed}; out in {} of {} seeds)", out.len(), rows.len())
+                format!(
+                    "{why} (seed {seed}; out in {} of {} seeds)",
+                    thousands(out.len() as u64),
+                    thousands(rows.len() as u64)
+                )
             }
         });
         Config { rows, why }
