@@ -9,7 +9,7 @@ use crate::row::ResultRow;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
 use crate::trace::CallRecord;
-use crate::verdict::{Against, Checker, repriced};
+use crate::verdict::{Against, Checker, reprice};
 
 use super::jobs::{Job, run_jobs};
 use super::plan::{Phase, Plan, Replicated};
@@ -188,6 +188,8 @@ pub fn replicate<E: From<SettingsError> + Send>(
     // once, and every price that shares it re-priced from those runs' token parts.
     let prices = plan.price.map(crate::verdict::prices).unwrap_or_default();
     let mut checked = vec![false; prices.len()];
+    // One copy of the ranked rows, billed at each price of the run's own cache in turn.
+    let mut own: Vec<ResultRow> = Vec::new();
     for (at, (name, alt)) in prices.iter().enumerate() {
         if checked[at] {
             continue;
@@ -198,7 +200,11 @@ pub fn replicate<E: From<SettingsError> + Send>(
                 cache: &alt.cache,
                 summarizer: false,
             };
-            checker.check(at, &against, &repriced(&ranked, alt));
+            if own.is_empty() {
+                own = ranked.clone();
+            }
+            reprice(&mut own, alt);
+            checker.check(at, &against, &own);
             continue;
         }
         // Simulated again on every seed the configuration ran with: a subset would flip
@@ -218,7 +224,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
         let Some(again) = again else {
             return Ok(out);
         };
-        let rows: Vec<ResultRow> = again.into_iter().flatten().collect();
+        let mut rows: Vec<ResultRow> = again.into_iter().flatten().collect();
         // This price, and every later one with the same cache, re-priced from these runs.
         for (later, (other, price)) in prices.iter().enumerate().skip(at) {
             if price.cache != alt.cache {
@@ -230,13 +236,13 @@ pub fn replicate<E: From<SettingsError> + Send>(
                 cache: &price.cache,
                 summarizer: false,
             };
-            if later == at {
-                checker.check(later, &against, &rows);
-            } else {
-                checker.check(later, &against, &repriced(&rows, price));
+            if later != at {
+                reprice(&mut rows, price);
             }
+            checker.check(later, &against, &rows);
         }
     }
+    drop(own);
     // Whether each verdict holds under the other shipped summarizer profiles: the configurations
     // that summarize run again on their seeds; the others' figures cannot depend on it.
     let summarizes = |k: usize| {

@@ -31,7 +31,7 @@ pub use paired::Paired;
 pub use price_checks::PriceChecks;
 pub use rule::{Decider, Scores, Settled, choose, figures_tie};
 pub use sensitivity::{
-    Against, Alternative, Checker, Flip, Runs, STABLE_SEEDS, Sensitivity, prices, repriced, sensitivities,
+    Against, Alternative, Checker, Flip, Runs, STABLE_SEEDS, Sensitivity, prices, reprice, repriced, sensitivities,
 };
 pub use stats::{Estimate, Rate, t975};
 pub use suite::{Standing, Suite, fraction, regret, signed, suite};

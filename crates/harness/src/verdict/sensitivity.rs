@@ -84,25 +84,26 @@ pub struct Sensitivity {
 
 /// `rows` as `price` would have billed them (same cache, so the same token parts).
 pub fn repriced(rows: &[ResultRow], price: &Price) -> Vec<ResultRow> {
+    let mut rows = rows.to_vec();
+    reprice(&mut rows, price);
+    rows
+}
+
+/// Bills `rows` at `price` in place (same cache, so the same token parts): a run over many
+/// seeds re-prices one copy of its rows for one price after another, not a copy for each.
+pub fn reprice(rows: &mut [ResultRow], price: &Price) {
     let price = price.for_cache(&price.cache);
-    rows.iter()
-        .map(|r| {
-            let m = &r.metrics;
-            let billed = Billed {
-                uncached: m.uncached_tokens,
-                cache_read: m.cache_read_tokens,
-                cache_write: m.cache_write_tokens,
-                completion: m.tokens_received,
-            };
-            let mut row = r.clone();
-            row.metrics.cost_usd = Some(dollars(price.cost(&billed)));
-            row.settings = RunSettings {
-                price: Some(price.clone()),
-                ..r.settings.clone()
-            };
-            row
-        })
-        .collect()
+    for row in rows {
+        let m = &row.metrics;
+        let billed = Billed {
+            uncached: m.uncached_tokens,
+            cache_read: m.cache_read_tokens,
+            cache_write: m.cache_write_tokens,
+            completion: m.tokens_received,
+        };
+        row.metrics.cost_usd = Some(dollars(price.cost(&billed)));
+        row.settings.price = Some(price.clone());
+    }
 }
 
 /// The prices a verdict is checked under: every model of the table with its cache, and the
