@@ -6,9 +6,11 @@
 //! `num_tokens_from_messages`, with ctxbench's tool-call term). Ids and other fields cost 0.
 //!
 //! Every text is tokenized once per process while the texts fit a budget: counts are cached by
-//! text in a map shared by all counters of the same encoding, emptied when the texts it holds
-//! would pass [`TEXT_BUDGET`] (a run over many seeds counts new texts every seed, and its memory
-//! must not grow with them). The cache holds exact counts only.
+//! text in a map shared by all counters of the same encoding, in two generations of at most
+//! half of [`TEXT_BUDGET`] each: when the newer is full the older is let go, and a text found in
+//! the older is moved to the newer (a run over many seeds counts new texts every seed, and its
+//! memory must not grow with them; what is counted again and again stays). The cache holds
+//! exact counts only.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -44,16 +46,19 @@ pub struct Bpe {
     cache: Option<Mutex<TextCache>>,
 }
 
-/// The bytes of text the cache of counts may hold: past it, it is emptied and fills again. The
-/// bundled suite's texts take a few megabytes; a run over 100,000 seeds would hold gigabytes.
-pub const TEXT_BUDGET: usize = 64 << 20;
+/// The bytes of text the cache of counts may hold, its two generations together. The bundled
+/// suite's texts take a few megabytes; a run over 100,000 seeds, about 60 KB a seed, would hold
+/// gigabytes.
+pub const TEXT_BUDGET: usize = 128 << 20;
 
-/// Counts by text, and the bytes of text they hold. foldhash, not SipHash: every text a run
-/// counts is hashed here, and SipHash over a long tool result cost a tenth of what tokenizing it
-/// does. Never iterated into output.
+/// Counts by text in two generations, and the bytes of text each holds. foldhash, not SipHash:
+/// every text a run counts is hashed here, and SipHash over a long tool result cost a tenth of
+/// what tokenizing it does. Never iterated into output.
 struct TextCache {
-    counts: HashMap<Box<str>, u32, FixedState>,
-    bytes: usize,
+    newer: HashMap<Box<str>, u32, FixedState>,
+    older: HashMap<Box<str>, u32, FixedState>,
+    /// The bytes of text in `newer`, and in `older`.
+    bytes: (usize, usize),
     /// [`TEXT_BUDGET`], but for tests.
     budget: usize,
 }
@@ -61,28 +66,53 @@ struct TextCache {
 impl Default for TextCache {
     fn default() -> TextCache {
         TextCache {
-            counts: HashMap::default(),
-            bytes: 0,
+            newer: HashMap::default(),
+            older: HashMap::default(),
+            bytes: (0, 0),
             budget: TEXT_BUDGET,
         }
     }
 }
 
 impl TextCache {
-    /// Keeps `text`'s count, emptying the cache first when the text would pass the budget.
-    fn insert(&mut self, text: &str, n: u32) {
-        if self.bytes + text.len() > self.budget {
-            self.counts.clear();
-            self.bytes = 0;
+    /// The count of `text`, when kept; one found in the older generation moves to the newer.
+    fn get(&mut self, text: &str) -> Option<u32> {
+        if let Some(&n) = self.newer.get(text) {
+            return Some(n);
         }
-        if self.counts.insert(text.into(), n).is_none() {
-            self.bytes += text.len();
+        let (key, n) = self.older.remove_entry(text)?;
+        self.bytes.1 -= key.len();
+        self.keep(key, n);
+        Some(n)
+    }
+
+    /// Keeps `text`'s count in the newer generation.
+    fn insert(&mut self, text: &str, n: u32) {
+        if !self.newer.contains_key(text) {
+            self.keep(text.into(), n);
         }
     }
 
+    /// Puts `key` in the newer generation, which becomes the older first when it is full.
+    fn keep(&mut self, key: Box<str>, n: u32) {
+        if self.bytes.0 + key.len() > self.budget / 2 {
+            self.older = std::mem::take(&mut self.newer);
+            self.bytes = (0, self.bytes.0);
+        }
+        self.bytes.0 += key.len();
+        self.newer.insert(key, n);
+    }
+
+    /// The bytes of text held.
+    fn held(&self) -> usize {
+        self.bytes.0 + self.bytes.1
+    }
+
     fn clear(&mut self) {
-        self.counts.clear();
-        self.bytes = 0;
+        *self = TextCache {
+            budget: self.budget,
+            ..TextCache::default()
+        };
     }
 }
 
@@ -171,7 +201,7 @@ impl Bpe {
         let Some(cache) = &self.cache else {
             return self.count_uncached(text) as u64;
         };
-        if let Some(&n) = lock(cache).counts.get(text) {
+        if let Some(n) = lock(cache).get(text) {
             return u64::from(n);
         }
         // Tokenize outside the lock so parallel runs do not wait on each other.
@@ -191,7 +221,7 @@ impl Bpe {
 
     /// The bytes of text the cache holds (at most [`TEXT_BUDGET`]).
     pub fn cached_bytes(&self) -> usize {
-        self.cache.as_ref().map_or(0, |cache| lock(cache).bytes)
+        self.cache.as_ref().map_or(0, |cache| lock(cache).held())
     }
 
     /// Every distinct text counted since the cache was last cleared, sorted: the least a run
@@ -200,7 +230,13 @@ impl Bpe {
         let Some(cache) = &self.cache else {
             return Vec::new();
         };
-        let mut texts: Vec<String> = lock(cache).counts.keys().map(|k| k.to_string()).collect();
+        let cache = lock(cache);
+        let mut texts: Vec<String> = cache
+            .newer
+            .keys()
+            .chain(cache.older.keys())
+            .map(|k| k.to_string())
+            .collect();
         texts.sort();
         texts
     }
@@ -280,18 +316,30 @@ mod tests {
             budget: 1000,
             ..TextCache::default()
         };
+        let text = |k: usize| format!("seed {k}: a text no other seed has");
         for k in 0..10_000 {
-            let text = format!("seed {k}: a text no other seed has");
-            cache.insert(&text, 9);
-            assert!(cache.bytes <= 1000, "{} bytes held after {k} texts", cache.bytes);
-            assert_eq!(cache.counts.get(text.as_str()), Some(&9), "the newest count is kept");
+            cache.insert(&text(k), 9);
+            assert!(cache.held() <= 1000, "{} bytes held after {k} texts", cache.held());
+            assert_eq!(cache.get(&text(k)), Some(9), "the newest count is kept");
+            // A text counted again and again stays, however many new ones pass.
+            if cache.get("the system prompt").is_none() {
+                cache.insert("the system prompt", 3);
+            }
         }
+        let held = |c: &TextCache| c.newer.keys().chain(c.older.keys()).map(|k| k.len()).sum::<usize>();
+        assert_eq!(cache.held(), held(&cache));
+        assert_eq!(cache.get("the system prompt"), Some(3));
         // A text counted again adds nothing.
-        let before = cache.bytes;
-        cache.insert("seed 9999: a text no other seed has", 9);
-        assert_eq!(cache.bytes, before);
-        assert_eq!(cache.bytes, cache.counts.keys().map(|k| k.len()).sum::<usize>());
+        let before = cache.held();
+        cache.insert(&text(9999), 9);
+        assert_eq!(cache.held(), before);
+        // A text of the older generation is found, and moves to the newer.
+        let older = cache.older.keys().next().expect("an older generation").to_string();
+        assert_eq!(cache.get(&older), Some(9));
+        assert!(cache.newer.contains_key(older.as_str()) && !cache.older.contains_key(older.as_str()));
+        assert_eq!(cache.held(), held(&cache));
     }
+
     use crate::tool_schemas::NO_TOOLS;
     use serde_json::json;
 
