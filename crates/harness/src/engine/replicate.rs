@@ -9,7 +9,7 @@ use crate::row::ResultRow;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
 use crate::trace::CallRecord;
-use crate::verdict::{Against, Checker, reprice};
+use crate::verdict::{Against, Checker, PriceChecks, reprice};
 
 use super::jobs::{Job, run_jobs};
 use super::plan::{Phase, Plan, Replicated};
@@ -187,25 +187,27 @@ pub fn replicate<E: From<SettingsError> + Send>(
     // Whether each verdict holds under the table's other prices and caches: a cache is simulated
     // once, and every price that shares it re-priced from those runs' token parts.
     let prices = plan.price.map(crate::verdict::prices).unwrap_or_default();
-    let mut checked = vec![false; prices.len()];
+    let mut checks = PriceChecks::default();
     // One copy of the ranked rows, billed at each price of the run's own cache in turn.
     let mut own: Vec<ResultRow> = Vec::new();
     for (at, (name, alt)) in prices.iter().enumerate() {
-        if checked[at] {
-            continue;
-        }
-        if alt.cache == *plan.cache {
-            let against = Against {
-                name,
-                cache: &alt.cache,
-                summarizer: false,
-            };
-            if own.is_empty() {
-                own = ranked.clone();
+        match checks.source(&alt.cache, plan.cache) {
+            Some(None) => {
+                let against = Against {
+                    name,
+                    cache: &alt.cache,
+                    summarizer: false,
+                };
+                if own.is_empty() {
+                    own = ranked.clone();
+                }
+                reprice(&mut own, alt);
+                checker.check(at, &against, &own);
+                continue;
             }
-            reprice(&mut own, alt);
-            checker.check(at, &against, &own);
-            continue;
+            // Checked already, with the runs of the first price of its cache.
+            Some(Some(_)) => continue,
+            None => checks.note(alt.cache.clone(), at),
         }
         // Simulated again on every seed the configuration ran with: a subset would flip
         // picks by its draws, not by the price.
@@ -230,7 +232,6 @@ pub fn replicate<E: From<SettingsError> + Send>(
             if price.cache != alt.cache {
                 continue;
             }
-            checked[later] = true;
             let against = Against {
                 name: other,
                 cache: &price.cache,

@@ -38,6 +38,12 @@ impl PriceChecks {
         }
     }
 
+    /// Notes that `cache` was simulated again, its runs those of alternative `at`: a later price
+    /// with the same cache is re-priced from them.
+    pub fn note(&mut self, cache: CacheMode, at: usize) {
+        self.simulated.push((cache, at));
+    }
+
     /// The alternative of price `name` whose cache was simulated again, into `rows` on `seeds`
     /// seeds; noted, so that a later price with the same cache is re-priced from it. `at` is
     /// the place it takes among the alternatives.
@@ -49,7 +55,7 @@ impl PriceChecks {
         seeds: usize,
         at: usize,
     ) -> Alternative {
-        self.simulated.push((cache.clone(), at));
+        self.note(cache.clone(), at);
         Alternative {
             name,
             cache,
