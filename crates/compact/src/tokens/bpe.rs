@@ -49,7 +49,7 @@ pub struct Bpe {
 /// The bytes of text the cache of counts may hold, its two generations together. The bundled
 /// suite's texts take a few megabytes; a run over 100,000 seeds, about 60 KB a seed, would hold
 /// gigabytes.
-pub const TEXT_BUDGET: usize = 128 << 20;
+const TEXT_BUDGET: usize = 128 << 20;
 
 /// Counts by text in two generations, and the bytes of text each holds. foldhash, not SipHash:
 /// every text a run counts is hashed here, and SipHash over a long tool result cost a tenth of
@@ -104,6 +104,7 @@ impl TextCache {
     }
 
     /// The bytes of text held.
+    #[cfg(test)]
     fn held(&self) -> usize {
         self.bytes.0 + self.bytes.1
     }
@@ -217,11 +218,6 @@ impl Bpe {
         if let Some(cache) = &self.cache {
             lock(cache).clear();
         }
-    }
-
-    /// The bytes of text the cache holds (at most [`TEXT_BUDGET`]).
-    pub fn cached_bytes(&self) -> usize {
-        self.cache.as_ref().map_or(0, |cache| lock(cache).held())
     }
 
     /// Every distinct text counted since the cache was last cleared, sorted: the least a run
