@@ -279,4 +279,6 @@ fn front(ranked: &[Group<'_>], objective: &Objective) -> Vec<usize> {
 }
 
 #[cfg(test)]
+mod sensitivity_tests;
+#[cfg(test)]
 mod tests;
