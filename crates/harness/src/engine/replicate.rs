@@ -155,15 +155,14 @@ pub fn replicate<E: From<SettingsError> + Send>(
     out.configurations = picked.len();
     out.replicated = picked.iter().filter(|(k, _)| replicate[*k]).count();
     let chosen: Vec<usize> = picked.iter().map(|(k, _)| *k).collect();
-    let family = |k: usize, r: &ResultRow| {
+    // A row of the `k`th variant, named by its family when tuning chose another variant.
+    let family = |k: usize, mut r: ResultRow| {
         let name = picked
             .iter()
             .find(|(c, _)| *c == k)
             .map_or("", |(_, name)| name.as_str());
-        ResultRow {
-            family: (r.settings.strategy.to_string() != name).then(|| name.to_owned()),
-            ..r.clone()
-        }
+        r.family = (r.settings.strategy.to_string() != name).then(|| name.to_owned());
+        r
     };
     // The ranked rows, each chosen configuration's seeds together: `spans[c]` are the `c`th's.
     let mut ranked: Vec<ResultRow> = Vec::new();
@@ -171,9 +170,10 @@ pub fn replicate<E: From<SettingsError> + Send>(
     for &k in &chosen {
         let rows = std::mem::take(&mut rows_of[k]);
         let start = ranked.len();
-        ranked.extend(rows.iter().map(|r| family(k, r)));
+        ranked.extend(rows.into_iter().map(|r| family(k, r)));
         spans.push(start..ranked.len());
-        out.traces.push((family(k, &rows[0]), std::mem::take(&mut traces1[k])));
+        out.traces
+            .push((ranked[start].clone(), std::mem::take(&mut traces1[k])));
     }
     drop(rows_of);
     // Each verdict is checked under every other price and profile as their runs come, and
@@ -183,7 +183,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
     // The chosen configurations' rows of a phase, each configuration's seeds together in order.
     let position = |k: usize| chosen.iter().position(|&c| c == k).unwrap_or(0);
     // A run of the `k`th variant again: its place among the chosen, its row named by family.
-    let placed = |k: usize, r: &ResultRow| (position(k), family(k, r));
+    let placed = |k: usize, r: ResultRow| (position(k), family(k, r));
     // Whether each verdict holds under the table's other prices and caches: a cache is simulated
     // once, and every price that shares it re-priced from those runs' token parts.
     let prices = plan.price.map(crate::verdict::prices).unwrap_or_default();
@@ -304,11 +304,11 @@ fn run_again<E: From<SettingsError> + Send>(
     (ks, places): (&[usize], usize),
     adjust: &dyn Fn(&mut RunSettings),
     progress: &mut dyn FnMut(Phase, usize, usize),
-    placed: &dyn Fn(usize, &ResultRow) -> (usize, ResultRow),
+    placed: &dyn Fn(usize, ResultRow) -> (usize, ResultRow),
 ) -> Result<Option<Vec<Vec<ResultRow>>>, E> {
     let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); places];
     let all = seeded.run(out, ks, Phase::Prices, true, adjust, progress, &mut |k, r, _| {
-        let (at, row) = placed(k, &r);
+        let (at, row) = placed(k, r);
         again[at].push(row);
         Ok(())
     })?;
