@@ -10,6 +10,7 @@
 //! The engine reads no file and writes none: the commands hand it loaders and take its rows;
 //! the CLI keeps the flags, the files and the printing.
 
+mod checks;
 mod fingerprint;
 mod grid;
 mod jobs;

@@ -9,8 +9,9 @@ use crate::row::ResultRow;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
 use crate::trace::CallRecord;
-use crate::verdict::{Against, Checker, PriceChecks, reprice};
+use crate::verdict::Checker;
 
+use super::checks::{Rerun, check_prices, check_profiles};
 use super::jobs::{Job, run_jobs};
 use super::plan::{Phase, Plan, Replicated};
 use super::seeded::{Blocks, Seeded};
@@ -177,142 +178,41 @@ pub fn replicate<E: From<SettingsError> + Send>(
     }
     drop(rows_of);
     // Each verdict is checked under every other price and profile as their runs come, and
-    // those runs let go once checked: a run over many seeds holds the ranked rows only.
+    // those runs let go once checked: a run over many seeds holds the ranked rows and one
+    // alternative's at most.
     let main = crate::verdict::verdicts(&ranked, plan.objective);
     let mut checker = Checker::new(&main, plan.objective);
-    // The chosen configurations' rows of a phase, each configuration's seeds together in order.
     let position = |k: usize| chosen.iter().position(|&c| c == k).unwrap_or(0);
     // A run of the `k`th variant again: its place among the chosen, its row named by family.
     let placed = |k: usize, r: ResultRow| (position(k), family(k, r));
-    // Whether each verdict holds under the table's other prices and caches: a cache is simulated
-    // once, and every price that shares it re-priced from those runs' token parts.
+    let mut rerun = Rerun {
+        seeded: &mut seeded,
+        out: &mut out,
+        progress,
+        chosen: &chosen,
+        placed: &placed,
+    };
     let prices = plan.price.map(crate::verdict::prices).unwrap_or_default();
-    let mut checks = PriceChecks::default();
-    // One copy of the ranked rows, billed at each price of the run's own cache in turn.
-    let mut own: Vec<ResultRow> = Vec::new();
-    for (at, (name, alt)) in prices.iter().enumerate() {
-        match checks.source(&alt.cache, plan.cache) {
-            Some(None) => {
-                let against = Against {
-                    name,
-                    cache: &alt.cache,
-                    summarizer: false,
-                };
-                if own.is_empty() {
-                    own = ranked.clone();
-                }
-                reprice(&mut own, alt);
-                checker.check(at, &against, &own);
-                continue;
-            }
-            // Checked already, with the runs of the first price of its cache.
-            Some(Some(_)) => continue,
-            None => checks.note(alt.cache.clone(), at),
-        }
-        // Simulated again on every seed the configuration ran with: a subset would flip
-        // picks by its draws, not by the price.
-        let priced = |settings: &mut RunSettings| {
-            settings.price = Some(alt.clone());
-            settings.cache = alt.cache.clone();
-        };
-        let again = run_again(
-            &mut seeded,
-            &mut out,
-            (&chosen, chosen.len()),
-            &priced,
-            progress,
-            &placed,
-        )?;
-        let Some(again) = again else {
-            return Ok(out);
-        };
-        let mut rows: Vec<ResultRow> = again.into_iter().flatten().collect();
-        // This price, and every later one with the same cache, re-priced from these runs.
-        for (later, (other, price)) in prices.iter().enumerate().skip(at) {
-            if price.cache != alt.cache {
-                continue;
-            }
-            let against = Against {
-                name: other,
-                cache: &price.cache,
-                summarizer: false,
-            };
-            if later != at {
-                reprice(&mut rows, price);
-            }
-            checker.check(later, &against, &rows);
-        }
-    }
-    drop(own);
-    // Whether each verdict holds under the other shipped summarizer profiles: the configurations
-    // that summarize run again on their seeds; the others' figures cannot depend on it.
     let summarizes = |k: usize| {
         let settings = &first[k].settings;
         settings.strategy.stages.iter().any(|s| s.name() == "summarize")
     };
-    let summarizing: Vec<usize> = chosen.iter().copied().filter(|&k| summarizes(k)).collect();
-    if !summarizing.is_empty() {
-        let run_profile = &first[chosen[0]].settings.summarizer;
-        let mut at = prices.len();
-        for profile in crate::sim::profile::summarizers() {
-            if profile.name == run_profile.0.name {
-                continue;
-            }
-            let summarizer = crate::sim::profile::Summarizer(std::sync::Arc::new(profile.clone()));
-            let profiled = |settings: &mut RunSettings| settings.summarizer = summarizer.clone();
-            let again = run_again(
-                &mut seeded,
-                &mut out,
-                (&summarizing, chosen.len()),
-                &profiled,
-                progress,
-                &placed,
-            )?;
-            let Some(mut again) = again else {
-                return Ok(out);
-            };
-            let rows: Vec<ResultRow> = (0..chosen.len())
-                .flat_map(|c| {
-                    if summarizes(chosen[c]) {
-                        std::mem::take(&mut again[c])
-                    } else {
-                        ranked[spans[c].clone()].to_vec()
-                    }
-                })
-                .collect();
-            let name = format!("summarizer {}", profile.name);
-            let against = Against {
-                name: &name,
-                cache: plan.cache,
-                summarizer: true,
-            };
-            checker.check(at, &against, &rows);
-            at += 1;
-        }
+    let all = check_prices(&mut rerun, &mut checker, &ranked, &prices, plan)?
+        && check_profiles(
+            &mut rerun,
+            &mut checker,
+            (&ranked, &spans),
+            &summarizes,
+            prices.len(),
+            plan,
+        )?;
+    if !all {
+        return Ok(out);
     }
     out.sensitivity = checker.finish();
     drop(main);
     out.ranked = ranked;
     Ok(out)
-}
-
-/// The variants `ks` run again on their seeds with `adjust` (under another price or profile),
-/// each row put in the one of `places` lists that `placed` says; `None` when stopped.
-fn run_again<E: From<SettingsError> + Send>(
-    seeded: &mut Seeded<'_, '_, E>,
-    out: &mut Replicated,
-    (ks, places): (&[usize], usize),
-    adjust: &dyn Fn(&mut RunSettings),
-    progress: &mut dyn FnMut(Phase, usize, usize),
-    placed: &dyn Fn(usize, ResultRow) -> (usize, ResultRow),
-) -> Result<Option<Vec<Vec<ResultRow>>>, E> {
-    let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); places];
-    let all = seeded.run(out, ks, Phase::Prices, true, adjust, progress, &mut |k, r, _| {
-        let (at, row) = placed(k, r);
-        again[at].push(row);
-        Ok(())
-    })?;
-    Ok(all.then_some(again))
 }
 
 /// The variants `ks` on their seeds past the first, as they are: each row handed to `row` with
