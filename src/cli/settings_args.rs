@@ -277,7 +277,7 @@ impl BillArgs {
     /// These flags over `settings`: the price, and the cache it implies unless one is named.
     pub fn apply(&self, settings: RunSettings) -> RunSettings {
         RunSettings {
-            price: self.price.0.clone(),
+            price: self.price.0.clone().map(std::sync::Arc::new),
             cache: self.cache(),
             idle_s: self.idle_s,
             latency: self.latency,

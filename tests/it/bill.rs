@@ -207,7 +207,7 @@ proptest! {
             cache: CacheMode::None,
             source: None,
         };
-        let settings = RunSettings { price: Some(price), cache: CacheMode::None, ..settings };
+        let settings = RunSettings { price: Some(price.into()), cache: CacheMode::None, ..settings };
         let m = run_scenario(s, &settings, &mut |_| {}).expect("a window").metrics;
         prop_assert_eq!(m.cache_read_tokens + m.cache_write_tokens, 0);
         prop_assert_eq!(m.uncached_tokens, m.tokens_sent);

@@ -244,7 +244,8 @@ fn a_summary_placed_first_throws_away_cache_that_one_placed_after_the_stable_hea
             price: Some(
                 ctxbench_harness::billing::price::Price::named("claude-sonnet-4-6")
                     .cloned()
-                    .expect("in the table"),
+                    .expect("in the table")
+                    .into(),
             ),
             cache: ctxbench_harness::billing::cache_mode::CacheMode::BREAKPOINTS,
             ..settings(strategy)

@@ -61,7 +61,7 @@ fn bills(strategy: &str, price: &Price, cache: &CacheMode) -> Vec<Bill> {
             };
             for seed in 0..SEEDS {
                 let settings = RunSettings {
-                    price: Some(price.clone()),
+                    price: Some(price.clone().into()),
                     cache: cache.clone(),
                     seed,
                     ..RunSettings::new(strategy.parse().expect("a valid strategy"))

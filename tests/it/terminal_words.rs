@@ -168,7 +168,7 @@ fn the_settings_line_names_only_what_was_changed() {
     let settings = RunSettings {
         threshold: 0.7,
         cache: price.cache.clone(),
-        price: Some(price.clone()),
+        price: Some(price.clone().into()),
         ..RunSettings::new(Strategy::none())
     };
     holds_every_setting(&summary, &verdict, &settings);

@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use ctxbench_compact::compact::{Retries, Strategy};
 use ctxbench_compact::policy::Policy;
@@ -98,8 +99,10 @@ pub struct RunSettings {
     pub max_turns: Option<usize>,
     /// What tokens cost: a model of the price table, or numbers; `None` (`--price none`): cost
     /// is not computed.
+    /// Shared, not copied: every row of a run over many seeds holds one (a copy was a fifth of
+    /// a row's memory).
     #[serde(with = "price", default)]
-    pub price: Option<Price>,
+    pub price: Option<Arc<Price>>,
     /// The prompt cache the server runs.
     #[serde(with = "text", default = "no_cache")]
     pub cache: CacheMode,
@@ -206,7 +209,7 @@ impl RunSettings {
             retries_per_compaction: Retries::DEFAULT.retries,
             max_turns: None,
             cache: RunSettings::default_price().cache,
-            price: Some(RunSettings::default_price()),
+            price: Some(Arc::new(RunSettings::default_price())),
             idle_s: None,
             latency: Latency::default(),
             summarizer: Summarizer::default(),
@@ -376,8 +379,8 @@ pub fn parse_tokenizer(name: &str) -> Result<CounterKind, NameError> {
 }
 
 /// A price as the settings spell it: `none`, a model's name, or its numbers.
-pub fn price_text(price: &Option<Price>) -> String {
-    price.as_ref().map_or_else(|| "none".to_owned(), Price::to_string)
+pub fn price_text(price: &Option<Arc<Price>>) -> String {
+    price.as_deref().map_or_else(|| "none".to_owned(), Price::to_string)
 }
 
 /// The price column: `none`, a model of the table, or the four numbers (a results file names no
@@ -385,18 +388,19 @@ pub fn price_text(price: &Option<Price>) -> String {
 mod price {
     use super::*;
 
-    pub fn serialize<S: Serializer>(value: &Option<Price>, serializer: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(value: &Option<Arc<Price>>, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&price_text(value))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Price>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Arc<Price>>, D::Error> {
         let text = String::deserialize(deserializer)?;
         let no_file = |file: &str| {
             Err(format!(
                 "{file}: a results file spells a price by its name or its numbers"
             ))
         };
-        Price::parse(&text, &no_file).map_err(serde::de::Error::custom)
+        let price = Price::parse(&text, &no_file).map_err(serde::de::Error::custom)?;
+        Ok(price.map(Arc::new))
     }
 }
 

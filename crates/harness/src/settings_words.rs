@@ -108,7 +108,7 @@ mod tests {
         let priced = RunSettings {
             threshold: 0.7,
             cache: sonnet.cache.clone(),
-            price: Some(sonnet.clone()),
+            price: Some(sonnet.clone().into()),
             ..defaults.clone()
         };
         assert_eq!(priced.changed(), ["threshold 0.7", "price claude-sonnet-4-6"]);

@@ -64,8 +64,9 @@ pub(super) fn check_prices<E: From<SettingsError> + Send>(
             continue;
         }
         checks.note(alt.cache.clone(), at);
+        let shared = std::sync::Arc::new(alt.clone());
         let priced = |settings: &mut RunSettings| {
-            settings.price = Some(alt.clone());
+            settings.price = Some(shared.clone());
             settings.cache = alt.cache.clone();
         };
         let chosen = rerun.chosen;

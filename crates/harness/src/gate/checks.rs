@@ -75,9 +75,10 @@ pub fn checks<E>(rows: &[ResultRow], mut run: Option<&mut RunAgain<'_, E>>) -> R
             continue;
         };
         let mut again = Vec::with_capacity(rows.len());
+        let shared = std::sync::Arc::new(alt.clone());
         for row in rows {
             let settings = RunSettings {
-                price: Some(alt.clone()),
+                price: Some(shared.clone()),
                 cache: alt.cache.clone(),
                 ..row.settings.clone()
             };

@@ -92,7 +92,7 @@ pub fn repriced(rows: &[ResultRow], price: &Price) -> Vec<ResultRow> {
 /// Bills `rows` at `price` in place (same cache, so the same token parts): a run over many
 /// seeds re-prices one copy of its rows for one price after another, not a copy for each.
 pub fn reprice(rows: &mut [ResultRow], price: &Price) {
-    let price = price.for_cache(&price.cache);
+    let price = std::sync::Arc::new(price.for_cache(&price.cache));
     for row in rows {
         let m = &row.metrics;
         let billed = Billed {
