@@ -345,7 +345,9 @@ fn a_call_log_keeps_each_calls_usage_and_puts_its_cache_beside_the_simulated_one
     );
     let options = ImportOptions {
         replay: ctxbench_harness::settings::RunSettings {
-            price: ctxbench_harness::billing::price::Price::named("deepseek-chat").cloned().map(Into::into),
+            price: ctxbench_harness::billing::price::Price::named("deepseek-chat")
+                .cloned()
+                .map(Into::into),
             cache: ctxbench_harness::billing::price::Price::named("deepseek-chat")
                 .expect("preset")
                 .cache

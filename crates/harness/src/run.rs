@@ -88,7 +88,7 @@ fn run_loop<M: Model>(
     on_call: &mut dyn FnMut(&CallRecord),
 ) -> Result<RunResult, SettingsError> {
     let policy = settings.policy(scenario)?;
-    let mut compactor = Compactor::new(settings.strategy.clone(), policy, settings.estimator.counter())
+    let mut compactor = Compactor::new((*settings.strategy).clone(), policy, settings.estimator.counter())
         .with_retries(settings.retries());
     if let Some(counter) = server {
         compactor = compactor.with_server_counter(counter);

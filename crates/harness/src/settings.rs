@@ -66,9 +66,10 @@ pub fn spell_strategies(list: &str) -> String {
 /// scenario's name, with the window the run had.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunSettings {
-    /// The strategy, by its canonical name.
-    #[serde(with = "text")]
-    pub strategy: Strategy,
+    /// The strategy, by its canonical name; shared, not copied, by the rows of a run over
+    /// many seeds.
+    #[serde(with = "shared_text")]
+    pub strategy: Arc<Strategy>,
     /// The context window in tokens; `None` takes the scenario's (a row always has one).
     pub window: Option<u64>,
     /// Compact once the estimate passes this fraction of the window.
@@ -196,7 +197,7 @@ impl RunSettings {
     /// The defaults, for a strategy.
     pub fn new(strategy: Strategy) -> RunSettings {
         RunSettings {
-            strategy,
+            strategy: Arc::new(strategy),
             window: None,
             threshold: Policy::DEFAULT_THRESHOLD,
             target: None,
@@ -401,6 +402,22 @@ mod price {
         };
         let price = Price::parse(&text, &no_file).map_err(serde::de::Error::custom)?;
         Ok(price.map(Arc::new))
+    }
+}
+
+/// A shared field written as its name and read back by parsing it, as [`text`].
+mod shared_text {
+    use super::*;
+
+    pub use super::text::serialize;
+
+    pub fn deserialize<'de, T, D>(deserializer: D) -> Result<Arc<T>, D::Error>
+    where
+        T: FromStr,
+        T::Err: fmt::Display,
+        D: Deserializer<'de>,
+    {
+        super::text::deserialize(deserializer).map(Arc::new)
     }
 }
 

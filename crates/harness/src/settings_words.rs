@@ -48,7 +48,7 @@ impl RunSettings {
     pub fn changed(&self) -> Vec<String> {
         let defaults = RunSettings {
             cache: self.price.as_ref().map_or(CacheMode::None, |p| p.cache.clone()),
-            ..RunSettings::new(self.strategy.clone())
+            ..RunSettings::new((*self.strategy).clone())
         };
         self.parts()
             .into_iter()

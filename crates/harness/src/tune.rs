@@ -22,7 +22,7 @@ pub fn variants(settings: &RunSettings) -> Vec<RunSettings> {
     }
     let mut strategies = vec![strategy.clone()];
     if let Some(cold) = cold(strategy) {
-        strategies.push(cold);
+        strategies.push(cold.into());
     }
     let mut targets = vec![settings.target];
     let ceiling = settings.target.unwrap_or(settings.threshold);

@@ -40,7 +40,7 @@ pub(crate) fn check(
         first_difference: None,
     };
     let settings = RunSettings {
-        strategy: Strategy::none(),
+        strategy: Strategy::none().into(),
         window: Some(UNBOUNDED),
         ..replay.clone()
     };

@@ -97,7 +97,7 @@ impl Layout {
         let window = self.windows[digit(self.windows.len())];
         let strategy = self.strategies[digit(self.strategies.len())].clone();
         RunSettings {
-            strategy,
+            strategy: strategy.into(),
             window,
             threshold,
             target,

@@ -600,6 +600,7 @@ impl<'a> Endpoint<'a> {
                 let strategy = run
                     .managed
                     .clone()
+                    .map(std::sync::Arc::new)
                     .unwrap_or_else(|| self.config.settings.strategy.clone());
                 let settings = RunSettings {
                     run: Some(run.label.clone()),
