@@ -25,9 +25,15 @@ pub(super) struct Rerun<'r, 's, 'l, E> {
 
 impl<E: From<SettingsError> + Send> Rerun<'_, '_, '_, E> {
     /// The variants `ks` (some of the chosen) run again on their seeds with `adjust`, each
-    /// chosen configuration's rows together in their place; `None` when stopped.
+    /// chosen configuration's rows together in their place, in a list of the size it needs
+    /// (growing one by doubling holds up to twice the rows); `None` when stopped.
     fn run(&mut self, ks: &[usize], adjust: &dyn Fn(&mut RunSettings)) -> Result<Option<Vec<Vec<ResultRow>>>, E> {
-        let mut again: Vec<Vec<ResultRow>> = vec![Vec::new(); self.chosen.len()];
+        let mut again: Vec<Vec<ResultRow>> = (0..self.chosen.len()).map(|_| Vec::new()).collect();
+        for &k in ks {
+            if let Some(at) = self.chosen.iter().position(|&c| c == k) {
+                again[at].reserve_exact(self.seeded.seeds_of(k));
+            }
+        }
         let placed = self.placed;
         let all = self.seeded.run(
             self.out,
@@ -70,23 +76,19 @@ pub(super) fn check_prices<E: From<SettingsError> + Send>(
             settings.cache = alt.cache.clone();
         };
         let chosen = rerun.chosen;
-        let Some(again) = rerun.run(chosen, &priced)? else {
+        let Some(mut again) = rerun.run(chosen, &priced)? else {
             return Ok(false);
         };
-        // Each configuration's seeds together, in one list of the size it needs (growing a
-        // list by doubling holds half again as much, for a moment, as the rows themselves).
-        let mut rows: Vec<ResultRow> = Vec::with_capacity(again.iter().map(Vec::len).sum());
-        for config in again {
-            rows.extend(config);
-        }
         for (later, (name, price)) in prices.iter().enumerate().skip(at) {
             if price.cache != alt.cache {
                 continue;
             }
             if later != at {
-                reprice(&mut rows, price);
+                for rows in &mut again {
+                    reprice(rows, price);
+                }
             }
-            checker.check(later, &against(name, price), &rows);
+            checker.check(later, &against(name, price), again.iter().flatten());
         }
     }
     // The run's own cache last, once every other's runs are let go.
@@ -129,24 +131,24 @@ pub(super) fn check_profiles<E: From<SettingsError> + Send>(
         }
         let summarizer = crate::sim::profile::Summarizer(std::sync::Arc::new(profile.clone()));
         let profiled = |settings: &mut RunSettings| settings.summarizer = summarizer.clone();
-        let Some(mut again) = rerun.run(&summarizing, &profiled)? else {
+        let Some(again) = rerun.run(&summarizing, &profiled)? else {
             return Ok(false);
         };
-        let mut rows: Vec<ResultRow> = Vec::with_capacity(ranked.len());
-        for (c, &k) in chosen.iter().enumerate() {
+        // The others' rows are the ranked ones, not copies.
+        let rows = chosen.iter().enumerate().flat_map(|(c, &k)| {
             if summarizes(k) {
-                rows.append(&mut again[c]);
+                again[c].iter()
             } else {
-                rows.extend_from_slice(&ranked[spans[c].clone()]);
+                ranked[spans[c].clone()].iter()
             }
-        }
+        });
         let name = format!("summarizer {}", profile.name);
         let against = Against {
             name: &name,
             cache: plan.cache,
             summarizer: true,
         };
-        checker.check(at, &against, &rows);
+        checker.check(at, &against, rows);
         at += 1;
     }
     Ok(true)

@@ -81,6 +81,11 @@ pub(super) struct Seeded<'s, 'l, E> {
 }
 
 impl<E: From<SettingsError> + Send> Seeded<'_, '_, E> {
+    /// The seeds the `k`th variant runs on: every seed when it draws at random, else its first.
+    pub(super) fn seeds_of(&self, k: usize) -> usize {
+        seeds_of(self.replicate, self.list, k)
+    }
+
     /// Runs each of `variants` (indices of the first seed's jobs) on its seeds past the first,
     /// and on the first too when `with_first`, its settings changed by `adjust`; hands each row
     /// to `take` with its variant. Counts the runs in `out` and notes a stop there; whether
@@ -106,7 +111,7 @@ impl<E: From<SettingsError> + Send> Seeded<'_, '_, E> {
             blocks,
         } = self;
         let (plan, stop, list, first, at_of, replicate) = (*plan, *stop, *list, *first, *at_of, *replicate);
-        let seeds_of = |k: usize| if replicate[k] { list.len() } else { 1 };
+        let seeds_of = |k: usize| seeds_of(replicate, list, k);
         let total: usize = variants.iter().map(|&k| seeds_of(k) - usize::from(!with_first)).sum();
         // The `k`th variant on the seed at `seed` of the list, on `scenario` (that seed's).
         fn job<'j>(
@@ -155,6 +160,12 @@ impl<E: From<SettingsError> + Send> Seeded<'_, '_, E> {
         }
         Ok(true)
     }
+}
+
+/// The seeds of the `k`th variant of `replicate`'s: every one of `list` when it draws at
+/// random, else the first.
+fn seeds_of(replicate: &[bool], list: &[u64], k: usize) -> usize {
+    if replicate[k] { list.len() } else { 1 }
 }
 
 /// Runs one batch of a phase's jobs (each with the variant it runs), handing each row and trace to

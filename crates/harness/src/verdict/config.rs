@@ -205,7 +205,7 @@ pub fn cannot_fit(m: &RunMetrics) -> Option<String> {
 /// The rows of each scenario as configurations over their seeds: scenarios in the order they
 /// first appear, configurations too. A configuration's seeds usually come one after another
 /// (every command writes them so), which is the quick case.
-pub fn configs(rows: &[ResultRow]) -> Vec<(&str, Vec<Config<'_>>)> {
+pub fn configs<'a>(rows: impl IntoIterator<Item = &'a ResultRow>) -> Vec<(&'a str, Vec<Config<'a>>)> {
     let mut scenarios: Vec<(&str, Vec<Vec<&ResultRow>>)> = Vec::new();
     let mut last: Option<(usize, usize)> = None;
     for row in rows {

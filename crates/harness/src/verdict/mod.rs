@@ -129,7 +129,10 @@ impl<'a> Verdict<'a> {
 }
 
 /// The verdict of each scenario, in the order the scenarios first appear in `rows`.
-pub fn verdicts<'a>(rows: &'a [crate::row::ResultRow], objective: &Objective) -> Vec<Verdict<'a>> {
+pub fn verdicts<'a>(
+    rows: impl IntoIterator<Item = &'a crate::row::ResultRow>,
+    objective: &Objective,
+) -> Vec<Verdict<'a>> {
     configs(rows)
         .into_iter()
         .map(|(scenario, configs)| verdict(scenario, configs, objective))

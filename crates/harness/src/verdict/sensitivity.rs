@@ -201,9 +201,10 @@ impl<'m, 'a> Checker<'m, 'a> {
         }
     }
 
-    /// Each verdict under `against`, whose runs are `rows`; `at` is the place it takes among
-    /// the alternatives, whatever order they are checked in.
-    pub fn check(&mut self, at: usize, against: &Against<'_>, rows: &[ResultRow]) {
+    /// Each verdict under `against`, whose runs are `rows` (each configuration's together, as
+    /// [`crate::verdict::configs`] reads them best; from lists of their own, none copied); `at`
+    /// is the place it takes among the alternatives, whatever order they are checked in.
+    pub fn check<'r>(&mut self, at: usize, against: &Against<'_>, rows: impl IntoIterator<Item = &'r ResultRow>) {
         let vs = verdicts(rows, self.objective);
         for (v, h) in self.main.iter().zip(&mut self.held) {
             let Some(pick) = v.pick() else { continue };
