@@ -106,16 +106,16 @@ pub(super) fn check_prices<E: From<SettingsError> + Send>(
     Ok(true)
 }
 
-/// Checks each verdict under every other shipped summarizer profile, in the places after the
-/// `prices` price checks: the chosen configurations that summarize run again on their seeds;
-/// the others' figures cannot depend on it (`spans[c]` are the `c`th's rows of `ranked`).
-/// Whether every run ran.
+/// Checks each verdict under every other shipped summarizer profile, in the places from
+/// `first_at` on (after the price checks): the chosen configurations that summarize run again
+/// on their seeds; the others' figures cannot depend on it (`spans[c]` are the `c`th's rows of
+/// `ranked`). Whether every run ran.
 pub(super) fn check_profiles<E: From<SettingsError> + Send>(
     rerun: &mut Rerun<'_, '_, '_, E>,
     checker: &mut Checker<'_, '_>,
     (ranked, spans): (&[ResultRow], &[std::ops::Range<usize>]),
     summarizes: &dyn Fn(usize) -> bool,
-    prices: usize,
+    first_at: usize,
     plan: &Plan<'_>,
 ) -> Result<bool, E> {
     let chosen = rerun.chosen;
@@ -124,7 +124,7 @@ pub(super) fn check_profiles<E: From<SettingsError> + Send>(
         return Ok(true);
     };
     let run_profile = first.settings.summarizer.0.name.clone();
-    let mut at = prices;
+    let mut at = first_at;
     for profile in crate::sim::profile::summarizers() {
         if profile.name == run_profile {
             continue;
