@@ -13,7 +13,8 @@ use ctxbench_compact::summaries::COMPACTION;
 use ctxbench_compact::wire::{CacheMarks, Format};
 use serde_json::json;
 
-use super::{Asking, Endpoint, Response, Run, lock};
+use super::runs::{Asking, Run};
+use super::{Endpoint, Response, lock};
 use crate::agent::LoopSummarizer;
 use crate::http::context::ServerView;
 use crate::http::incoming::{Incoming, read_wire};
