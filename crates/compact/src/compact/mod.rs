@@ -27,6 +27,8 @@ mod readings;
 mod reference;
 mod retries;
 mod shape;
+mod stage_info;
+mod stage_macro;
 mod stages;
 mod strategy;
 mod styles;
@@ -50,7 +52,8 @@ pub use params::{ClearInputs, Flavor, MaskStyle, ThinkingKeep, Trigger, Until};
 pub use presets::{PRESETS, Preset, PresetInfo};
 pub use retries::Retries;
 pub use shape::{Place, Reads, Reread, Tail};
-pub use stages::{ParamInfo, STAGES, StageInfo, StageSpec, StrategyError, hanging, stage_names, stages_help};
+pub use stage_info::{ParamInfo, StageInfo, StrategyError, hanging};
+pub use stages::{STAGES, StageSpec, stage_names, stages_help};
 pub use strategy::{Strategy, parse_strategy_list};
 pub use styles::Style;
 pub use summarizer::{SUMMARIZER_PROMPT, Summarizer, SummaryAsk, SummaryRequest};
@@ -63,7 +66,8 @@ use crate::policy::Policy;
 use crate::tokens::TokenCounter;
 use readings::{Readings, Reported};
 use retries::Breaker;
-use stages::{Fresh, When};
+use stage_info::Fresh;
+use stages::When;
 use work::{StageContext, Work};
 
 /// The settings of one compaction pass.

@@ -6,12 +6,12 @@
 //! A stage's canonical name spells every parameter in the declared order
 //! (`mask:m=10,trigger=threshold`); a stage without parameters is its bare name (`drop`).
 
-use std::fmt;
-
 use super::amount::Amount;
 use super::fire::{ClearTrigger, Fire};
 use super::params::{ClearInputs, Flavor, MaskStyle, Param, ThinkingKeep, Trigger, Until};
 use super::shape::{Place, Reads, Reread, Tail};
+use super::stage_info::{Fresh, ParamInfo, StageInfo, StrategyError, err, hanging, param_info, unknown_param};
+use super::stage_macro::stages;
 use super::styles::Style;
 use super::work::{StageContext, Work};
 use super::{drop, mask, summarize, thinking, truncate};
@@ -41,224 +41,6 @@ impl When {
             Trigger::Cold => When::OverLimitOrCold,
         }
     }
-}
-
-/// What makes a guarded stage worth trying again: something new entering what it may compact.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Fresh {
-    /// Exchanges enter when a new request moves the protected tail.
-    Request,
-    /// Results enter `truncate`'s reach when a new request moves the tail, and arrive with
-    /// every tool call.
-    RequestOrResult,
-    /// `mask` and `clear-tool-uses` protect the last results: a new result pushes one out.
-    ToolResult,
-}
-
-/// A strategy name that cannot be parsed; the message says what to write instead.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StrategyError(pub String);
-
-impl fmt::Display for StrategyError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for StrategyError {}
-
-fn err(msg: impl Into<String>) -> StrategyError {
-    StrategyError(msg.into())
-}
-
-/// What `--help` and the errors say of one stage.
-#[derive(Debug)]
-pub struct StageInfo {
-    /// The name a strategy spells it by.
-    pub name: &'static str,
-    /// What it does, in one line.
-    pub help: &'static str,
-    /// Its parameters, in canonical order.
-    pub params: &'static [ParamInfo],
-    /// It cannot be part of a pipeline (`none`, `reference`).
-    pub alone: bool,
-    /// What new message lifts its loop guard.
-    pub(crate) fresh: Fresh,
-}
-
-/// What `--help` and the errors say of one parameter.
-#[derive(Debug)]
-pub struct ParamInfo {
-    /// Its key (`m` in `mask:m=5`).
-    pub key: &'static str,
-    /// What it sets, in one line.
-    pub help: &'static str,
-    /// What a value looks like (`a whole number`).
-    pub expected: &'static str,
-    /// Its default, as a strategy name spells it.
-    pub default: fn() -> String,
-    /// Values of every shape it takes, edges included (what the property tests draw from).
-    pub examples: &'static [&'static str],
-}
-
-/// A canonical name (`name:key=value,…`) cut to the parameters that differ from those of the
-/// default's canonical name: `truncate:trigger=cold`, or `name` alone.
-pub(crate) fn brief_name(name: &str, canonical: &str, default: &str) -> String {
-    let params = |text: &str| -> Vec<String> {
-        text.split_once(':')
-            .map(|(_, p)| p.split(',').map(str::to_owned).collect())
-            .unwrap_or_default()
-    };
-    let defaults = params(default);
-    let changed: Vec<String> = params(canonical)
-        .into_iter()
-        .filter(|p| !defaults.contains(p))
-        .collect();
-    if changed.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{name}:{}", changed.join(","))
-    }
-}
-
-/// One parameter's [`ParamInfo`], from its declaration in `stages!` or `presets!`.
-macro_rules! param_info {
-    ($field:ident : $ty:ty = $default:expr, [$($pdoc:literal),*]) => {
-        ParamInfo {
-            key: stringify!($field),
-            help: concat!($($pdoc),*),
-            expected: <$ty as Param>::EXPECTED,
-            examples: <$ty as Param>::EXAMPLES,
-            default: || {
-                let value: $ty = $default;
-                let mut text = String::new();
-                let _ = value.write(&mut text);
-                text
-            },
-        }
-    };
-}
-pub(crate) use param_info;
-
-macro_rules! stages {
-    ($(
-        $(#[doc = $doc:literal])*
-        $variant:ident = $name:literal {
-            $( $(#[doc = $pdoc:literal])* $field:ident : $ty:ty = $default:expr ),* $(,)?
-        }
-        alone: $alone:literal,
-        fresh: $fresh:ident,
-        when: $when:expr,
-        run: |$work:ident, $cx:ident| $run:expr;
-    )*) => {
-        /// One stage of a pipeline, with its parameters.
-        #[derive(Clone, Debug, PartialEq)]
-        pub enum StageSpec {
-            $(
-                $(#[doc = $doc])*
-                $variant {
-                    $( $(#[doc = $pdoc])* $field: $ty, )*
-                },
-            )*
-        }
-
-        /// Every stage, in the order `--help` lists them.
-        pub static STAGES: &[StageInfo] = &[
-            $(
-                StageInfo {
-                    name: $name,
-                    help: concat!($($doc),*),
-                    params: &[$( param_info!($field: $ty = $default, [$($pdoc),*]), )*],
-                    alone: $alone,
-                    fresh: Fresh::$fresh,
-                },
-            )*
-        ];
-
-        impl StageSpec {
-            /// The stage named `name`, with its defaults.
-            pub fn default_of(name: &str) -> Option<StageSpec> {
-                match name {
-                    $( $name => Some(StageSpec::$variant { $( $field: $default, )* }), )*
-                    _ => None,
-                }
-            }
-
-            /// The stage's name without parameters.
-            pub fn name(&self) -> &'static str {
-                match self {
-                    $( StageSpec::$variant { .. } => $name, )*
-                }
-            }
-
-            /// Sets one parameter from its text.
-            pub(crate) fn set(&mut self, key: &str, value: &str) -> Result<(), StrategyError> {
-                let info = self.info();
-                match self {
-                    $(
-                        #[allow(unused_variables)]
-                        StageSpec::$variant { $( $field, )* } => {
-                            $(
-                                if key == stringify!($field) {
-                                    *$field = Param::parse(value).ok_or_else(|| {
-                                        err(format!(
-                                            "{}.{key} must be {}, not `{value}`",
-                                            $name,
-                                            <$ty as Param>::EXPECTED
-                                        ))
-                                    })?;
-                                    return Ok(());
-                                }
-                            )*
-                        }
-                    )*
-                }
-                Err(unknown_param(info, key))
-            }
-
-            /// When it runs.
-            #[allow(unused_variables)]
-            pub(crate) fn when(&self) -> When {
-                match self {
-                    $( StageSpec::$variant { $( $field, )* } => $when, )*
-                }
-            }
-
-            /// Runs it on `work`; `false` when it cannot run here (`summarize` without a model).
-            #[allow(unused_variables)]
-            pub(crate) fn run(&self, work: &mut Work<'_>, cx: &mut StageContext<'_>) -> bool {
-                match self {
-                    $(
-                        StageSpec::$variant { $( $field, )* } => {
-                            let ($work, $cx) = (work, cx);
-                            $run
-                        }
-                    )*
-                }
-            }
-        }
-
-        impl fmt::Display for StageSpec {
-            /// The canonical name: every parameter, in the declared order.
-            #[allow(unused_assignments, unused_mut, unused_variables)]
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                match self {
-                    $(
-                        StageSpec::$variant { $( $field, )* } => {
-                            f.write_str($name)?;
-                            let mut separator = ':';
-                            $(
-                                write!(f, "{separator}{}=", stringify!($field))?;
-                                $field.write(f)?;
-                                separator = ',';
-                            )*
-                            Ok(())
-                        }
-                    )*
-                }
-            }
-        }
-    };
 }
 
 stages! {
@@ -468,19 +250,6 @@ stages! {
     run: |work, cx| true;
 }
 
-fn unknown_param(info: &StageInfo, key: &str) -> StrategyError {
-    let known: Vec<&str> = info.params.iter().map(|p| p.key).collect();
-    let known = if known.is_empty() {
-        "none".to_owned()
-    } else {
-        known.join(", ")
-    };
-    err(format!(
-        "stage `{}` has no parameter `{key}`; its parameters: {known}",
-        info.name
-    ))
-}
-
 /// The stage names, comma-separated, as errors list them.
 pub fn stage_names() -> String {
     STAGES.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
@@ -502,30 +271,6 @@ pub fn stages_help() -> String {
             out.push_str(&hanging(&format!("      {key:<26} "), p.help));
         }
     }
-    out
-}
-
-/// `text` after `head`, wrapped at 96 characters, later lines indented as far as `head`: how
-/// `--help` and `ctxbench presets` lay out a name and what it means.
-pub fn hanging(head: &str, text: &str) -> String {
-    const WIDTH: usize = 96;
-    let indent = head.chars().count();
-    let mut out = head.to_owned();
-    let mut column = indent;
-    for (k, word) in text.split_whitespace().enumerate() {
-        let len = word.chars().count();
-        if k > 0 && column + 1 + len > WIDTH {
-            out.push('\n');
-            out.push_str(&" ".repeat(indent));
-            column = indent;
-        } else if k > 0 {
-            out.push(' ');
-            column += 1;
-        }
-        out.push_str(word);
-        column += len;
-    }
-    out.push('\n');
     out
 }
 

@@ -10,7 +10,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::presets::Preset;
-use super::stages::{StageSpec, StrategyError, brief_name};
+use super::stage_info::{StrategyError, brief_name};
+use super::stages::StageSpec;
 use crate::policy::Policy;
 
 /// A strategy: one or more stages run left to right before every model call, or a preset (a

@@ -12,7 +12,8 @@ use crate::compact::amount::Amount;
 use crate::compact::fire::{ClearTrigger, Measure};
 use crate::compact::params::{ClearInputs, MaskStyle, Param, ThinkingKeep, Trigger, Until};
 use crate::compact::shape::{Place, Reads, Reread, Tail};
-use crate::compact::stages::{ParamInfo, StageSpec, StrategyError, param_info};
+use crate::compact::stage_info::{ParamInfo, StrategyError, param_info};
+use crate::compact::stages::StageSpec;
 use crate::compact::styles::Style;
 use crate::fact::FactKind;
 

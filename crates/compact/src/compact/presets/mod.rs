@@ -22,7 +22,7 @@ pub use catalog::{ANTHROPIC_MIN_TRIGGER, PRESETS, Preset};
 pub use parts::{ClearAt, OpenaiMode};
 pub use source::{Mark, PresetInfo, Source};
 
-use super::stages::{StrategyError, brief_name};
+use super::stage_info::{StrategyError, brief_name};
 use parts::err;
 
 impl Preset {

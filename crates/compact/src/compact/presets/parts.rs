@@ -8,7 +8,8 @@ use crate::compact::amount::Amount;
 use crate::compact::fire::{Cue, Fire, Measure};
 use crate::compact::params::Param;
 use crate::compact::shape::{Place, Reads, Reread, Tail};
-use crate::compact::stages::{StageSpec, StrategyError};
+use crate::compact::stage_info::StrategyError;
+use crate::compact::stages::StageSpec;
 use crate::compact::styles::Style;
 use crate::fact::FactKind;
 

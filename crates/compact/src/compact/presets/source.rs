@@ -1,7 +1,7 @@
 //! How a preset's facts are known: each behaviour with its source, the date it was checked and
 //! how sure it is, and what `ctxbench presets` says of a preset.
 
-use crate::compact::stages::ParamInfo;
+use crate::compact::stage_info::ParamInfo;
 
 /// How sure a preset's fact is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

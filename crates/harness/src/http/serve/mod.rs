@@ -4,8 +4,9 @@
 //!
 //! Each conversation (its first user message and the body's `user` field) is its own run, with
 //! its own trace and figures. A call is placed in the script by its last user message and the
-//! assistant turns after it ([`ScriptedModel::place`]). Rejections are shaped as OpenAI's:
-//! status, `error.type`, `error.code`.
+//! assistant turns after it
+//! ([`ScriptedModel::place`](crate::sim::scripted::ScriptedModel::place)). Rejections are
+//! shaped as OpenAI's: status, `error.type`, `error.code`.
 
 mod call;
 mod managed;
