@@ -3,22 +3,24 @@
 //! A [`Message`] keeps the JSON object it was read from, key order included, so that unknown
 //! fields, `null` versus absent, and the raw `arguments` string survive a round trip verbatim.
 //! It stores it compactly (`message/fields.rs`): the role parsed, known names without heap
-//! strings, tool calls in the canonical shape as plain strings.
+//! strings, tool calls in the canonical shape as plain strings. How one is read and checked is
+//! `message/read.rs`.
 //!
 //! Invariant: every `Message` has passed [`Message::from_value`]'s checks, so the accessors
 //! never meet a malformed `tool_calls` entry or a tool result without a `tool_call_id`.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::ser::SerializeMap;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 mod fields;
+mod read;
 
 use fields::Slot;
 pub(crate) use fields::{Call, FieldValue, Key};
+pub use read::MessageError;
+use read::invalid;
+pub(crate) use read::kind;
 
 use crate::costs::{Costs, FINGERPRINT, TEXT_CODE_POINTS, TEXT_UTF16};
 use crate::json_len::{code_points, utf16_len};
@@ -48,32 +50,6 @@ impl Role {
     /// `system` or `developer`: instructions, never removed or rewritten by a strategy.
     pub fn is_instruction(self) -> bool {
         matches!(self, Role::System | Role::Developer)
-    }
-}
-
-/// Why a JSON value is not a valid message; `path` is relative to the message (`tool_calls[0].id`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MessageError {
-    /// Where in the message, empty for the message itself.
-    pub path: String,
-    /// What is wrong, and what was expected.
-    pub msg: String,
-}
-
-impl fmt::Display for MessageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.path.is_empty() {
-            f.write_str(&self.msg)
-        } else {
-            write!(f, "{}: {}", self.path, self.msg)
-        }
-    }
-}
-
-fn invalid(path: impl Into<String>, msg: impl Into<String>) -> MessageError {
-    MessageError {
-        path: path.into(),
-        msg: msg.into(),
     }
 }
 
@@ -114,78 +90,6 @@ impl PartialEq for Message {
 }
 
 impl Message {
-    /// Checks a JSON value against the wire format and wraps it. Accepts `content` as a string,
-    /// `null`, absent, or an array of parts; `tool_calls` as absent, `null` or an array of
-    /// `{id, function: {name, arguments}}` with `arguments` a string.
-    pub fn from_value(value: Value) -> Result<Message, MessageError> {
-        let Value::Object(body) = value else {
-            return Err(invalid("", format!("expected a JSON object, found {}", kind(&value))));
-        };
-        Message::from_body(body)
-    }
-
-    /// A message from its fields in order, as a reader other than serde_json's finds them (the
-    /// Python package reads dicts so): the same checks as [`Message::from_value`], without
-    /// building a map of a few fields. A name given twice keeps its first value's checks. Names
-    /// may be borrowed (`Cow::Borrowed("role")`): the known ones are never copied.
-    pub fn from_entries<K: AsRef<str> + Into<String>>(entries: Vec<(K, Value)>) -> Result<Message, MessageError> {
-        Message::from_body(entries)
-    }
-
-    fn from_body(body: impl Body) -> Result<Message, MessageError> {
-        let role = match body.field("role") {
-            Some(Value::String(name)) => Role::parse(name).ok_or_else(|| {
-                invalid(
-                    "role",
-                    format!("unknown role {name:?}; expected system, developer, user, assistant or tool"),
-                )
-            })?,
-            Some(other) => {
-                return Err(invalid("role", format!("expected a string, found {}", kind(other))));
-            }
-            None => return Err(invalid("", "missing \"role\"")),
-        };
-        match body.field("content") {
-            None | Some(Value::Null | Value::String(_) | Value::Array(_)) => {}
-            Some(other) => {
-                return Err(invalid(
-                    "content",
-                    format!("expected a string, null or an array of parts, found {}", kind(other)),
-                ));
-            }
-        }
-        check_tool_calls(role, &body)?;
-        if role == Role::Tool && !matches!(body.field("tool_call_id"), Some(Value::String(_))) {
-            return Err(invalid("tool_call_id", "a tool result needs a string \"tool_call_id\""));
-        }
-        if let Some(name) = body.field("name") {
-            if !name.is_string() {
-                return Err(invalid("name", format!("expected a string, found {}", kind(name))));
-            }
-        }
-        let fields = body
-            .into_iter()
-            .map(|(name, value)| {
-                let key = Key::parse(name);
-                let slot = match (&key, value) {
-                    (Key::Role, _) => Slot::Role,
-                    (Key::ToolCalls, Value::Array(list)) => match fields::canonical_calls(list) {
-                        Ok(calls) => Slot::Calls(calls),
-                        Err(list) => Slot::Json(Box::new(Value::Array(list))),
-                    },
-                    (_, value) => Slot::from_value(value),
-                };
-                (key, slot)
-            })
-            .collect();
-        Ok(Message {
-            role,
-            fields,
-            costs: Costs::new(),
-            origin: None,
-        })
-    }
-
     fn with_fields(role: Role, fields: Vec<(Key, Slot)>) -> Message {
         Message {
             role,
@@ -525,98 +429,6 @@ impl Message {
 /// A member of a JSON object, found by walking its few fields: cheaper than hashing the key.
 fn member<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v Value> {
     object.iter().find_map(|(k, v)| (k == key).then_some(v))
-}
-
-fn check_tool_calls(role: Role, body: &impl Body) -> Result<(), MessageError> {
-    let list = match body.field("tool_calls") {
-        None | Some(Value::Null) => return Ok(()),
-        Some(Value::Array(list)) => list,
-        Some(other) => {
-            return Err(invalid(
-                "tool_calls",
-                format!("expected an array, found {}", kind(other)),
-            ));
-        }
-    };
-    if role != Role::Assistant && !list.is_empty() {
-        return Err(invalid(
-            "tool_calls",
-            format!("only assistant messages make tool calls, not {role}"),
-        ));
-    }
-    for (k, call) in list.iter().enumerate() {
-        let field = |name: &str, v: Option<&Value>| -> Result<(), MessageError> {
-            match v {
-                Some(Value::String(_)) => Ok(()),
-                Some(other) => Err(invalid(
-                    format!("tool_calls[{k}].{name}"),
-                    format!("expected a string, found {}", kind(other)),
-                )),
-                None => Err(invalid(format!("tool_calls[{k}]"), format!("missing \"{name}\""))),
-            }
-        };
-        field("id", call.get("id"))?;
-        let Some(function) = call.get("function").filter(|f| f.is_object()) else {
-            return Err(invalid(format!("tool_calls[{k}]"), "missing the \"function\" object"));
-        };
-        field("function.name", function.get("name"))?;
-        field("function.arguments", function.get("arguments"))?;
-    }
-    Ok(())
-}
-
-/// A message's fields as read: a JSON object, or its entries in order.
-trait Body: IntoIterator<Item = (Self::Name, Value)> {
-    /// A field's name as it comes.
-    type Name: AsRef<str> + Into<String>;
-
-    /// The value of field `name`.
-    fn field(&self, name: &str) -> Option<&Value>;
-}
-
-impl Body for Map<String, Value> {
-    type Name = String;
-
-    fn field(&self, name: &str) -> Option<&Value> {
-        self.get(name)
-    }
-}
-
-impl<K: AsRef<str> + Into<String>> Body for Vec<(K, Value)> {
-    type Name = K;
-
-    fn field(&self, name: &str) -> Option<&Value> {
-        self.iter().find(|(k, _)| k.as_ref() == name).map(|(_, v)| v)
-    }
-}
-
-/// The JSON type of a value, for error messages.
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-impl Serialize for Message {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.fields.len()))?;
-        for (key, value) in self.entries() {
-            map.serialize_entry(key.as_str(), &value)?;
-        }
-        map.end()
-    }
-}
-
-impl<'de> Deserialize<'de> for Message {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = Value::deserialize(deserializer)?;
-        Message::from_value(value).map_err(serde::de::Error::custom)
-    }
 }
 
 #[cfg(test)]
