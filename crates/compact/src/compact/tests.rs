@@ -1,7 +1,7 @@
 //! The compactor's own rules, by example: loop guards, retries and the breaker.
 
 use super::*;
-use crate::message::{Message, ToolCall};
+use crate::message::{Message, Role, ToolCall};
 use crate::tokens::CounterKind;
 
 fn exchange(user: &str, result: &str) -> Vec<Message> {
