@@ -166,7 +166,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
         r
     };
     // The ranked rows, each chosen configuration's seeds together: `spans[c]` are the `c`th's.
-    let mut ranked: Vec<ResultRow> = Vec::new();
+    let mut ranked: Vec<ResultRow> = Vec::with_capacity(chosen.iter().map(|&k| rows_of[k].len()).sum());
     let mut spans: Vec<std::ops::Range<usize>> = Vec::with_capacity(chosen.len());
     for &k in &chosen {
         let rows = std::mem::take(&mut rows_of[k]);
@@ -225,6 +225,11 @@ fn other_seeds<E: From<SettingsError> + Send>(
     row: &mut dyn FnMut(usize, &ResultRow) -> Result<(), E>,
     rows_of: &mut [Vec<ResultRow>],
 ) -> Result<bool, E> {
+    // Each list at the size it needs: one grown by doubling holds up to twice its rows.
+    for &k in ks {
+        let more = seeded.seeds_of(k).saturating_sub(rows_of[k].len());
+        rows_of[k].reserve_exact(more);
+    }
     seeded.run(out, ks, Phase::Seeds, false, &|_| {}, progress, &mut |k, r, _| {
         row(k, &r)?;
         rows_of[k].push(r);
