@@ -15,7 +15,7 @@ use ctxbench_harness::report::{
 use ctxbench_harness::settings::{RunSettings, spell_strategies};
 use ctxbench_harness::settings_words::short_line;
 use ctxbench_harness::sweep::dedup_by;
-use ctxbench_harness::verdict::{Objective, suite, verdicts};
+use ctxbench_harness::verdict::{Objective, configs_of, suite, verdicts_of};
 
 use super::files::{trace_lines, write_atomic};
 use super::interrupt::{Interrupt, Stop, stopped};
@@ -171,16 +171,17 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
     }
     let (charted, traces): (Vec<ResultRow>, Vec<_>) = done.traces.into_iter().unzip();
 
-    let mut verdicts = verdicts(&done.ranked, &objective);
+    let mut verdicts = verdicts_of(&done.ranked, &objective);
     for (v, s) in verdicts.iter_mut().zip(done.sensitivity) {
         v.sensitivity = s;
     }
     let suite = suite(&verdicts, &objective);
-    let labels = Labels::new(&done.ranked, args.wide);
+    let firsts: Vec<ResultRow> = done.ranked.iter().map(|r| r.first.clone()).collect();
+    let labels = Labels::new(&firsts, args.wide);
     let seeds_note = seeds_line(&seeds, &done.seeds, done.configurations, done.replicated);
     let tuned = if args.no_tune {
         "strategies as given (--no-tune)".to_owned()
-    } else if done.ranked.iter().any(|r| r.settings.strategy.is_preset()) {
+    } else if firsts.iter().any(|r| r.settings.strategy.is_preset()) {
         "each strategy at its best of its trigger (as given, cold) and target (the threshold, 0.6, 0.4) over the \
          seeds, paired, each preset as its vendor sets it"
             .to_owned()
@@ -203,7 +204,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         seeds_run: &done.seeds,
         tuned: !args.no_tune,
     };
-    let markdown_verdicts = verdict_markdown(&verdicts, &suite, &Labels::new(&done.ranked, false));
+    let markdown_verdicts = verdict_markdown(&verdicts, &suite, &Labels::new(&firsts, false));
     let stale = write_reports(Reports {
         out: &args.out,
         rows: &[],
@@ -212,7 +213,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<ExitCode> {
         title: "ctxbench compare",
         settings: &settings,
         table: &charted,
-        charted: &done.ranked,
+        charted: &configs_of(&done.ranked)
+            .into_iter()
+            .flat_map(|(_, configs)| configs)
+            .collect::<Vec<_>>(),
         written: Some(rows),
         trace_names: &trace_names,
         verdicts: Some((&verdicts, &suite, &echo)),

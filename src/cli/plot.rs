@@ -6,10 +6,10 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::Args;
 use ctxbench_harness::plot::kinds::kind_of;
-use ctxbench_harness::plot::{Chart, KINDS, charts_and_missing, png, points, svg, verdict_chart, waste_chart};
+use ctxbench_harness::plot::{Chart, KINDS, charts_and_missing, configs, png, points, svg, verdict_chart, waste_chart};
 use ctxbench_harness::report::{InlineChart, NoChart, ResultRow, png_element, read_csv, svg_element};
 use ctxbench_harness::trace::CallRecord;
-use ctxbench_harness::verdict::{Objective, Verdict};
+use ctxbench_harness::verdict::{Config, Objective, Verdict};
 
 use super::files::write_atomic;
 use super::output::{errln, sayln};
@@ -154,7 +154,7 @@ pub fn write_charts(charts: &[Chart], out: &Path) -> anyhow::Result<Vec<String>>
 pub fn run(args: PlotArgs) -> anyhow::Result<ExitCode> {
     // Replicates over seeds are one point at their means, as the table and the page show them.
     let (rows, traces) = inputs(&args.files)?;
-    let (charts, missing) = charts_and_missing(&traces, &rows);
+    let (charts, missing) = charts_and_missing(&traces, &configs(&rows));
     if charts.is_empty() {
         bail!("nothing to draw: give results.csv files, trace .jsonl files, or a reports folder");
     }
@@ -191,11 +191,11 @@ const SVG_UP_TO_POINTS: usize = 2_000;
 /// against facts lost first, in place of the frontier of one seed's rows.
 pub fn report_charts(
     traces: &[Vec<CallRecord>],
-    rows: &[ResultRow],
+    configs: &[Config<'_>],
     verdicts: Option<(&[Verdict<'_>], &Objective)>,
     out: &Path,
 ) -> anyhow::Result<ReportCharts> {
-    let (mut charts, mut missing) = charts_and_missing(traces, rows);
+    let (mut charts, mut missing) = charts_and_missing(traces, configs);
     if let Some((verdicts, objective)) = verdicts {
         // The page draws the kinds the list says it does: the verdict's chart, not the frontier.
         charts.retain(|c| kind_of(&c.name).is_some_and(|k| k.compare));
@@ -215,7 +215,7 @@ pub fn report_charts(
     // In the order of the kinds, as the charts come.
     missing.sort_by_key(|m| KINDS.iter().position(|k| *k == m.kind));
     let svgs = write_charts(&charts, &out.join("plots"))?;
-    let configurations = points(rows).len();
+    let configurations = points(configs).len();
     let mut markdown = String::from("\n## Charts\n\n");
     let mut inline = Vec::with_capacity(charts.len());
     for (chart, text) in charts.iter().zip(svgs) {

@@ -29,10 +29,9 @@ pub struct Reports<'a> {
     pub settings: &'a str,
     /// The rows the HTML table shows.
     pub table: &'a [ctxbench_harness::report::ResultRow],
-    /// The rows the charts draw, each configuration's seeds one after another (a configuration is
-    /// a point at its means, as the table shows it): for `compare`, every seed of the ranked
-    /// configurations; for a sweep, every row held.
-    pub charted: &'a [ctxbench_harness::report::ResultRow],
+    /// The configurations the charts draw (each a point at its means over its seeds, as the
+    /// table shows it): for `compare`, the ranked ones; for a sweep, those of every row held.
+    pub charted: &'a [ctxbench_harness::verdict::Config<'a>],
     /// The file names under traces/ this run wrote.
     pub trace_names: &'a [String],
     /// The verdicts, for `compare` (written to verdict.json and put first on the page), and

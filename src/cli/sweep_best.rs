@@ -65,7 +65,7 @@ impl<'o> Kept<'o> {
 /// A winning configuration and its figures over its seeds, on one line.
 pub(super) fn best_line(rows: &[ResultRow]) -> String {
     let k = &rows[0].settings;
-    let config = Config::new(rows.iter().collect());
+    let config = Config::of(&rows.iter().collect::<Vec<_>>());
     let seeds = match rows {
         [one] => format!("seed {}", one.settings.seed),
         many => format!("{} seeds from {}", many.len(), k.seed),
@@ -105,7 +105,7 @@ pub(super) fn write_sweep_reports(
         title: "ctxbench sweep",
         settings,
         table: &firsts,
-        charted: held.unwrap_or(&[]),
+        charted: &ctxbench_harness::plot::configs(held.unwrap_or(&[])),
         trace_names: &[],
         plots: plots && held.is_some(),
         verdicts: None,

@@ -231,8 +231,11 @@ fn a_sweep_over_the_ratio_draws_a_frontier_of_cost_against_facts_lost() {
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     let csv = String::from_utf8(read(dir.join("results.csv"))).expect("UTF-8");
     let rows = ctxbench_harness::report::read_csv(&csv).expect("rows");
-    let chart = ctxbench_harness::plot::frontier("unfetchable-facts", &ctxbench_harness::plot::points(&rows))
-        .expect("a frontier");
+    let chart = ctxbench_harness::plot::frontier(
+        "unfetchable-facts",
+        &ctxbench_harness::plot::points(&ctxbench_harness::plot::configs(&rows)),
+    )
+    .expect("a frontier");
     assert_eq!(chart.title, "unfetchable-facts: cost against facts lost");
     assert_eq!(
         chart.series[0].points.len(),

@@ -132,7 +132,7 @@ fn plot_help_lists_exactly_the_charts_plot_and_the_page_draw() {
 fn the_scatter_gives_each_strategy_its_colour() {
     let strategies = ["none", "drop", "truncate", "summarize"];
     let (_, rows) = runs("lunch-break", &strategies, &[0.8], 0..2);
-    let chart = tokens_and_cost("lunch-break", &points(&rows)).expect("priced runs");
+    let chart = tokens_and_cost("lunch-break", &points(&ctxbench_harness::plot::configs(&rows))).expect("priced runs");
     let names: Vec<&str> = chart.series.iter().map(|s| s.name.as_str()).collect();
     assert_eq!(names, strategies, "a series a strategy");
     let text = svg(&chart).expect("draws");
@@ -177,7 +177,7 @@ fn the_page_draws_the_means_the_table_prints() {
     assert_eq!(rows.len(), 6, "two strategies, three seeds");
 
     // The means, from results.csv by hand.
-    let chart = tokens_and_cost("lunch-break", &points(&rows)).expect("priced runs");
+    let chart = tokens_and_cost("lunch-break", &points(&ctxbench_harness::plot::configs(&rows))).expect("priced runs");
     for (k, strategy) in ["drop", "summarize"].iter().enumerate() {
         let runs: Vec<&ResultRow> = rows
             .iter()
@@ -223,14 +223,15 @@ fn no_chart_against_facts_lost_where_every_run_loses_as_many() {
     // The frontier, for plot and a sweep's page.
     let (_, rows) = runs("bike-shop-return", &["drop", "truncate"], &[0.8], 0..1);
     assert!(rows.iter().all(|r| r.metrics.facts_lost == 0 && r.metrics.completed));
-    let missing = frontier("bike-shop-return", &points(&rows)).expect_err("no frontier");
+    let missing =
+        frontier("bike-shop-return", &points(&ctxbench_harness::plot::configs(&rows))).expect_err("no frontier");
     assert_eq!(
         missing.why,
         "On bike-shop-return, no configuration that completed loses a fact: no chart of cost against facts lost."
     );
     let (_, rows) = runs("unfetchable-facts", &["drop", "summarize"], &[0.8], 0..1);
     assert!(
-        frontier("unfetchable-facts", &points(&rows)).is_ok(),
+        frontier("unfetchable-facts", &points(&ctxbench_harness::plot::configs(&rows))).is_ok(),
         "facts lost differ"
     );
 

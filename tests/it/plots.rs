@@ -136,7 +136,8 @@ fn the_frontier_draws_and_labels_the_pareto_front() {
         "unfetchable-facts",
         &["none", "drop", "truncate", "summarize", "mask+drop"],
     );
-    let chart = frontier("unfetchable-facts", &points(&rows)).expect("facts lost differ");
+    let chart =
+        frontier("unfetchable-facts", &points(&ctxbench_harness::plot::configs(&rows))).expect("facts lost differ");
     let completed = rows.iter().filter(|r| r.metrics.completed).count();
     assert_eq!(chart.series[0].points.len(), completed, "stopped runs are left out");
     let front = &chart.series[1].points;
@@ -202,7 +203,7 @@ fn the_bill_stacks_each_calls_cost_and_the_flip_shows_against_tokens() {
     let after = traces[0].iter().find(|r| r.request == 12).expect("request 12").call;
     assert_eq!(none.bars[after - 1].1[2], 0.0, "no cache read after the break");
 
-    let flip = tokens_and_cost("lunch-break", &points(&rows)).expect("priced runs");
+    let flip = tokens_and_cost("lunch-break", &points(&ctxbench_harness::plot::configs(&rows))).expect("priced runs");
     let label = |what: &str| {
         flip.labels
             .iter()
@@ -241,7 +242,8 @@ fn seeds_of_a_configuration_are_one_point_at_their_means() {
             rows.push(ResultRow::new(&scenario.name, settings, result.metrics));
         }
     }
-    let chart = frontier("unfetchable-facts", &points(&rows)).expect("two configurations");
+    let chart =
+        frontier("unfetchable-facts", &points(&ctxbench_harness::plot::configs(&rows))).expect("two configurations");
     assert_eq!(chart.series[0].points.len(), 2, "one point a configuration");
     for (k, strategy) in ["drop", "summarize"].iter().enumerate() {
         let runs = &rows[k * 6..(k + 1) * 6];

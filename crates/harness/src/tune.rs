@@ -2,11 +2,13 @@
 //! its best, so that the cache-aware configurations (a cold trigger, a low watermark) are in
 //! every verdict without anyone asking for them (`--no-tune` runs exactly what is given).
 
+use std::sync::Arc;
+
 use ctxbench_compact::compact::Strategy;
 
 use crate::row::ResultRow;
 use crate::settings::RunSettings;
-use crate::verdict::{Config, Objective, verdict};
+use crate::verdict::{Config, Objective, SeedRuns, verdict};
 
 /// Targets tried below the threshold (fractions of the window), besides the threshold itself.
 pub const TARGETS: [f64; 2] = [0.6, 0.4];
@@ -54,15 +56,20 @@ fn cold(strategy: &Strategy) -> Option<Strategy> {
 
 /// Which of a strategy's variants to rank it by: the pick of their verdict over the seeds they
 /// ran, paired as every verdict is (the first variant, the strategy as given, when none
-/// qualifies). `variants` are each variant's rows by seed, of one scenario, in order.
-pub fn choose(variants: &[Vec<ResultRow>], objective: &Objective) -> usize {
-    let Some(scenario) = variants.first().and_then(|v| v.first()).map(|r| r.scenario.as_str()) else {
+/// qualifies). Each variant is its first seed's row in `firsts` and every seed's figures in
+/// `runs`, of one scenario, in order.
+pub fn choose(firsts: &[ResultRow], runs: &[Arc<SeedRuns>], objective: &Objective) -> usize {
+    let Some(scenario) = firsts.first().map(|r| r.scenario.as_str()) else {
         return 0;
     };
-    let configs: Vec<Config<'_>> = variants.iter().map(|rows| Config::new(rows.iter().collect())).collect();
+    let configs: Vec<Config<'_>> = firsts
+        .iter()
+        .zip(runs)
+        .map(|(first, runs)| Config::new(first, runs.clone()))
+        .collect();
     let v = verdict(scenario, configs, objective);
     v.pick()
-        .and_then(|p| variants.iter().position(|rows| rows[0].settings == *p.settings()))
+        .and_then(|p| firsts.iter().position(|r| r.settings == *p.settings()))
         .unwrap_or(0)
 }
 

@@ -1,13 +1,13 @@
 //! The checks of `compare`'s verdicts ([`super::replicate`]): the chosen configurations run
 //! again under each other price whose cache is not the run's and under each other summarizer
 //! profile, and every price of a cache at hand re-priced. Each alternative's runs go to the
-//! [`Checker`] as they finish and are let go: beside the ranked rows, at most one set of runs
-//! is held at a time.
+//! [`Checker`] as they finish and are let go: beside the ranked configurations, at most one set
+//! of runs is held at a time.
 
 use crate::billing::price::Price;
 use crate::row::ResultRow;
 use crate::settings::{RunSettings, SettingsError};
-use crate::verdict::{Against, Checker, PriceChecks, reprice};
+use crate::verdict::{Against, Checker, PriceChecks, Ran, SeedRuns};
 
 use super::plan::{Phase, Plan, Replicated};
 use super::seeded::Seeded;
@@ -24,11 +24,12 @@ pub(super) struct Rerun<'r, 's, 'l, E> {
 }
 
 impl<E: From<SettingsError> + Send> Rerun<'_, '_, '_, E> {
-    /// The variants `ks` (some of the chosen) run again on their seeds with `adjust`, each
-    /// chosen configuration's rows together in their place, in a list of the size it needs
-    /// (growing one by doubling holds up to twice the rows); `None` when stopped.
-    fn run(&mut self, ks: &[usize], adjust: &dyn Fn(&mut RunSettings)) -> Result<Option<Vec<Vec<ResultRow>>>, E> {
-        let mut again: Vec<Vec<ResultRow>> = (0..self.chosen.len()).map(|_| Vec::new()).collect();
+    /// The variants `ks` (some of the chosen) run again on their seeds with `adjust`, each in
+    /// its place among the chosen (`None` in the places of the others), its runs in a list of the
+    /// size it needs (growing one by doubling holds up to twice the runs); `None` when stopped.
+    fn run(&mut self, ks: &[usize], adjust: &dyn Fn(&mut RunSettings)) -> Result<Option<Vec<Option<Ran>>>, E> {
+        let mut firsts: Vec<Option<ResultRow>> = vec![None; self.chosen.len()];
+        let mut again: Vec<SeedRuns> = (0..self.chosen.len()).map(|_| SeedRuns::default()).collect();
         for &k in ks {
             if let Some(at) = self.chosen.iter().position(|&c| c == k) {
                 again[at].reserve_exact(self.seeded.seeds_of(k));
@@ -44,11 +45,25 @@ impl<E: From<SettingsError> + Send> Rerun<'_, '_, '_, E> {
             self.progress,
             &mut |k, r, _| {
                 let (at, row) = placed(k, r);
-                again[at].push(row);
+                again[at].push(&row);
+                let first = &mut firsts[at];
+                if first.as_ref().is_none_or(|f| row.settings.seed < f.settings.seed) {
+                    *first = Some(row);
+                }
                 Ok(())
             },
         )?;
-        Ok(all.then_some(again))
+        let ran = firsts
+            .into_iter()
+            .zip(again)
+            .map(|(first, runs)| {
+                first.map(|first| Ran {
+                    first,
+                    runs: std::sync::Arc::new(runs),
+                })
+            })
+            .collect();
+        Ok(all.then_some(ran))
     }
 }
 
@@ -60,7 +75,7 @@ impl<E: From<SettingsError> + Send> Rerun<'_, '_, '_, E> {
 pub(super) fn check_prices<E: From<SettingsError> + Send>(
     rerun: &mut Rerun<'_, '_, '_, E>,
     checker: &mut Checker<'_, '_>,
-    ranked: &[ResultRow],
+    ranked: &[Ran],
     prices: &[(String, Price)],
     plan: &Plan<'_>,
 ) -> Result<bool, E> {
@@ -76,23 +91,24 @@ pub(super) fn check_prices<E: From<SettingsError> + Send>(
             settings.cache = alt.cache.clone();
         };
         let chosen = rerun.chosen;
-        let Some(mut again) = rerun.run(chosen, &priced)? else {
+        let Some(again) = rerun.run(chosen, &priced)? else {
             return Ok(false);
         };
+        let mut again: Vec<Ran> = again.into_iter().flatten().collect();
         for (later, (name, price)) in prices.iter().enumerate().skip(at) {
             if price.cache != alt.cache {
                 continue;
             }
             if later != at {
-                for rows in &mut again {
-                    reprice(rows, price);
+                for ran in &mut again {
+                    ran.reprice(price);
                 }
             }
-            checker.check(later, &against(name, price), again.iter().flatten());
+            checker.check_ran(later, &against(name, price), &again);
         }
     }
     // The run's own cache last, once every other's runs are let go.
-    let mut own: Vec<ResultRow> = Vec::new();
+    let mut own: Vec<Ran> = Vec::new();
     for (at, (name, price)) in prices.iter().enumerate() {
         if checks.source(&price.cache, plan.cache) != Some(None) {
             continue;
@@ -100,20 +116,22 @@ pub(super) fn check_prices<E: From<SettingsError> + Send>(
         if own.is_empty() {
             own = ranked.to_vec();
         }
-        reprice(&mut own, price);
-        checker.check(at, &against(name, price), &own);
+        for ran in &mut own {
+            ran.reprice(price);
+        }
+        checker.check_ran(at, &against(name, price), &own);
     }
     Ok(true)
 }
 
 /// Checks each verdict under every other shipped summarizer profile, in the places from
 /// `first_at` on (after the price checks): the chosen configurations that summarize run again
-/// on their seeds; the others' figures cannot depend on it (`spans[c]` are the `c`th's rows of
-/// `ranked`). Whether every run ran.
+/// on their seeds; the others' figures cannot depend on it (the `c`th of `ranked` is the `c`th
+/// chosen). Whether every run ran.
 pub(super) fn check_profiles<E: From<SettingsError> + Send>(
     rerun: &mut Rerun<'_, '_, '_, E>,
     checker: &mut Checker<'_, '_>,
-    (ranked, spans): (&[ResultRow], &[std::ops::Range<usize>]),
+    ranked: &[Ran],
     summarizes: &dyn Fn(usize) -> bool,
     first_at: usize,
     plan: &Plan<'_>,
@@ -123,7 +141,7 @@ pub(super) fn check_profiles<E: From<SettingsError> + Send>(
     let Some(first) = ranked.first().filter(|_| !summarizing.is_empty()) else {
         return Ok(true);
     };
-    let run_profile = first.settings.summarizer.0.name.clone();
+    let run_profile = first.first.settings.summarizer.0.name.clone();
     let mut at = first_at;
     for profile in crate::sim::profile::summarizers() {
         if profile.name == run_profile {
@@ -134,21 +152,19 @@ pub(super) fn check_profiles<E: From<SettingsError> + Send>(
         let Some(again) = rerun.run(&summarizing, &profiled)? else {
             return Ok(false);
         };
-        // The others' rows are the ranked ones, not copies.
-        let rows = chosen.iter().enumerate().flat_map(|(c, &k)| {
-            if summarizes(k) {
-                again[c].iter()
-            } else {
-                ranked[spans[c].clone()].iter()
-            }
-        });
+        // The others' runs are the ranked ones, shared, not copied.
+        let ran: Vec<Ran> = again
+            .into_iter()
+            .zip(ranked)
+            .map(|(again, ranked)| again.unwrap_or_else(|| ranked.clone()))
+            .collect();
         let name = format!("summarizer {}", profile.name);
         let against = Against {
             name: &name,
             cache: plan.cache,
             summarizer: true,
         };
-        checker.check(at, &against, rows);
+        checker.check_ran(at, &against, &ran);
         at += 1;
     }
     Ok(true)

@@ -6,7 +6,7 @@ use crate::billing::price::Price;
 use crate::row::ResultRow;
 use crate::seeds::Seeds;
 use crate::trace::CallRecord;
-use crate::verdict::{Objective, Sensitivity};
+use crate::verdict::{Objective, Ran, Sensitivity};
 
 /// What [`replicate`](super::replicate) does besides running: the seeds, tuning, the ranking the tuning picks by,
 /// threads, and the price to check the verdicts' sensitivity against.
@@ -41,9 +41,10 @@ pub enum Phase {
 /// What [`replicate`](super::replicate) ran.
 #[derive(Debug, Default)]
 pub struct Replicated {
-    /// The rows the verdicts rank: each strategy at its chosen variant, every seed, with its
-    /// family set when tuning chose another variant than the strategy as given.
-    pub ranked: Vec<ResultRow>,
+    /// The configurations the verdicts rank: each strategy at its chosen variant, its first
+    /// seed's row (with its family set when tuning chose another variant than the strategy as
+    /// given) and every seed's figures.
+    pub ranked: Vec<Ran>,
     /// The first seed's row and trace of each ranked configuration, for the charts.
     pub traces: Vec<(ResultRow, Vec<CallRecord>)>,
     /// Each verdict of the ranked rows (in the order [`crate::verdict::verdicts`] gives them):

@@ -3,13 +3,14 @@
 //! those seeds, paired, and the checks under other prices (a cache simulated once, every price
 //! that shares it re-priced) and other summarizer profiles.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use crate::row::ResultRow;
 use crate::scenario::Scenario;
 use crate::settings::{RunSettings, SettingsError};
 use crate::trace::CallRecord;
-use crate::verdict::Checker;
+use crate::verdict::{Checker, Ran, SeedRuns};
 
 use super::checks::{Rerun, check_prices, check_profiles};
 use super::jobs::{Job, run_jobs};
@@ -124,20 +125,21 @@ pub fn replicate<E: From<SettingsError> + Send>(
         replicate: &replicate,
         blocks: Blocks::new(load, &list, plan.threads),
     };
-    let mut rows_of: Vec<Vec<ResultRow>> = rows1.iter().map(|r| vec![r.clone()]).collect();
+    // Of every seed past the first, what the verdicts read, not the row (a fifth of its size).
+    let mut runs_of: Vec<Arc<SeedRuns>> = rows1.iter().map(|r| Arc::new(SeedRuns::of([r]))).collect();
     // A variant out on its first seed is out whatever its other seeds do: they run only if it is
     // chosen all the same (every variant of its family is out).
     let qualifying: Vec<usize> = (0..first.len())
         .filter(|&k| crate::verdict::disqualified(&rows1[k].metrics).is_none())
         .collect();
-    if !other_seeds(&mut seeded, &mut out, &qualifying, progress, row, &mut rows_of)? {
+    if !other_seeds(&mut seeded, &mut out, &qualifying, progress, row, &mut runs_of)? {
         return Ok(out);
     }
     // Each family's chosen variant, by the verdicts' rule over every seed; a variant two families
     // chose is ranked once.
     let mut picked: Vec<(usize, String)> = Vec::new();
     for (_, name, range) in &families {
-        let k = range.start + crate::tune::choose(&rows_of[range.clone()], plan.objective);
+        let k = range.start + crate::tune::choose(&rows1[range.clone()], &runs_of[range.clone()], plan.objective);
         if !picked
             .iter()
             .any(|(c, _)| rows1[*c].scenario == rows1[k].scenario && rows1[*c].settings == rows1[k].settings)
@@ -150,7 +152,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
         .map(|(k, _)| *k)
         .filter(|k| !qualifying.contains(k))
         .collect();
-    if !other_seeds(&mut seeded, &mut out, &out_but_chosen, progress, row, &mut rows_of)? {
+    if !other_seeds(&mut seeded, &mut out, &out_but_chosen, progress, row, &mut runs_of)? {
         return Ok(out);
     }
     out.configurations = picked.len();
@@ -165,22 +167,21 @@ pub fn replicate<E: From<SettingsError> + Send>(
         r.family = (r.settings.strategy.to_string() != name).then(|| name.to_owned());
         r
     };
-    // The ranked rows, each chosen configuration's seeds together: `spans[c]` are the `c`th's.
-    let mut ranked: Vec<ResultRow> = Vec::with_capacity(chosen.iter().map(|&k| rows_of[k].len()).sum());
-    let mut spans: Vec<std::ops::Range<usize>> = Vec::with_capacity(chosen.len());
+    // The ranked configurations, in the order chosen.
+    let mut ranked: Vec<Ran> = Vec::with_capacity(chosen.len());
     for &k in &chosen {
-        let rows = std::mem::take(&mut rows_of[k]);
-        let start = ranked.len();
-        ranked.extend(rows.into_iter().map(|r| family(k, r)));
-        spans.push(start..ranked.len());
-        out.traces
-            .push((ranked[start].clone(), std::mem::take(&mut traces1[k])));
+        let first = family(k, rows1[k].clone());
+        out.traces.push((first.clone(), std::mem::take(&mut traces1[k])));
+        ranked.push(Ran {
+            first,
+            runs: std::mem::take(&mut runs_of[k]),
+        });
     }
-    drop(rows_of);
+    drop(runs_of);
     // Each verdict is checked under every other price and profile as their runs come, and
     // those runs let go once checked: a run over many seeds holds the ranked rows and one
     // alternative's at most.
-    let main = crate::verdict::verdicts(&ranked, plan.objective);
+    let main = crate::verdict::verdicts_of(&ranked, plan.objective);
     let mut checker = Checker::new(&main, plan.objective);
     let position = |k: usize| chosen.iter().position(|&c| c == k).unwrap_or(0);
     // A run of the `k`th variant again: its place among the chosen, its row named by family.
@@ -198,14 +199,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
         settings.strategy.stages.iter().any(|s| s.name() == "summarize")
     };
     let all = check_prices(&mut rerun, &mut checker, &ranked, &prices, plan)?
-        && check_profiles(
-            &mut rerun,
-            &mut checker,
-            (&ranked, &spans),
-            &summarizes,
-            prices.len(),
-            plan,
-        )?;
+        && check_profiles(&mut rerun, &mut checker, &ranked, &summarizes, prices.len(), plan)?;
     if !all {
         return Ok(out);
     }
@@ -216,23 +210,24 @@ pub fn replicate<E: From<SettingsError> + Send>(
 }
 
 /// The variants `ks` on their seeds past the first, as they are: each row handed to `row` with
-/// its variant and kept with its variant's in `rows_of`. Whether every run ran.
+/// its variant, and what the verdicts read of it kept with its variant's in `runs_of`. Whether
+/// every run ran.
 fn other_seeds<E: From<SettingsError> + Send>(
     seeded: &mut Seeded<'_, '_, E>,
     out: &mut Replicated,
     ks: &[usize],
     progress: &mut dyn FnMut(Phase, usize, usize),
     row: &mut dyn FnMut(usize, &ResultRow) -> Result<(), E>,
-    rows_of: &mut [Vec<ResultRow>],
+    runs_of: &mut [Arc<SeedRuns>],
 ) -> Result<bool, E> {
-    // Each list at the size it needs: one grown by doubling holds up to twice its rows.
+    // Each list at the size it needs: one grown by doubling holds up to twice its runs.
     for &k in ks {
-        let more = seeded.seeds_of(k).saturating_sub(rows_of[k].len());
-        rows_of[k].reserve_exact(more);
+        let runs = Arc::make_mut(&mut runs_of[k]);
+        runs.reserve_exact(seeded.seeds_of(k).saturating_sub(runs.len()));
     }
     seeded.run(out, ks, Phase::Seeds, false, &|_| {}, progress, &mut |k, r, _| {
         row(k, &r)?;
-        rows_of[k].push(r);
+        Arc::make_mut(&mut runs_of[k]).push(&r);
         Ok(())
     })
 }

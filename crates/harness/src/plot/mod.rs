@@ -24,6 +24,7 @@ pub use waste_chart::waste_chart;
 
 use crate::report::ResultRow;
 use crate::trace::CallRecord;
+use crate::verdict::Config;
 
 /// Every chart that traces and result rows give: well and bill per scenario (traces, priced by
 /// their rows, their titles naming the seed when the rows have several: a trace is the first
@@ -31,30 +32,40 @@ use crate::trace::CallRecord;
 /// with several thresholds, and a frontier per scenario; a configuration run over several seeds
 /// (its rows one after another) is one point, at its means.
 pub fn charts(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> Vec<Chart> {
-    charts_and_missing(traces, rows).0
+    charts_and_missing(traces, &configs(rows)).0
 }
 
-/// [`charts`], and each chart of tokens sent against cost and each frontier a scenario's runs do
-/// not allow, with why.
-pub fn charts_and_missing(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> (Vec<Chart>, Vec<Missing>) {
+/// The configurations of `rows` (each one's seeds one after another), scenario by scenario.
+pub fn configs(rows: &[ResultRow]) -> Vec<Config<'_>> {
+    crate::verdict::configs(rows)
+        .into_iter()
+        .flat_map(|(_, configs)| configs)
+        .collect()
+}
+
+/// [`charts`] of `configs` (the configurations the traces ran, each over its seeds), and each
+/// chart of tokens sent against cost and each frontier a scenario's runs do not allow, with why.
+pub fn charts_and_missing(traces: &[Vec<CallRecord>], configs: &[Config<'_>]) -> (Vec<Chart>, Vec<Missing>) {
     let mut out = Vec::new();
     let mut missing = Vec::new();
     for (scenario, traces) in by_scenario(traces) {
         let price_of = |strategy: &str| {
-            let row = rows
+            let config = configs
                 .iter()
-                .find(|r| r.scenario == scenario && r.settings.strategy.to_string() == strategy)?;
-            row.settings.billed_price()
+                .find(|c| c.scenario() == scenario && c.settings().strategy.to_string() == strategy)?;
+            config.settings().billed_price()
         };
         let mut pair = [well(&scenario, &traces), bill(&scenario, &traces, &price_of)];
         // A trace is one run: where the table's figures are means over seeds, say whose.
-        let mut seeds = rows.iter().filter(|r| r.scenario == scenario).map(|r| r.settings.seed);
-        if let Some(first) = seeds.next().filter(|&first| seeds.any(|s| s != first)) {
-            let first = rows
+        let seeds_of = || {
+            configs
                 .iter()
-                .filter(|r| r.scenario == scenario)
-                .map(|r| r.settings.seed)
-                .fold(first, u64::min);
+                .filter(|c| c.scenario() == scenario)
+                .flat_map(|c| c.runs().iter().map(|r| r.seed))
+        };
+        let mut seeds = seeds_of();
+        if let Some(first) = seeds.next().filter(|&first| seeds.any(|s| s != first)) {
+            let first = seeds_of().fold(first, u64::min);
             for chart in &mut pair {
                 chart.title.push_str(&format!(" (one run each, seed {first})"));
             }
@@ -62,15 +73,15 @@ pub fn charts_and_missing(traces: &[Vec<CallRecord>], rows: &[ResultRow]) -> (Ve
         out.extend(pair);
     }
     // One point a configuration, its seeds' means.
-    let refs = points(rows);
-    let mut scenarios: Vec<&str> = rows.iter().map(|r| r.scenario.as_str()).collect();
+    let refs = points(configs);
+    let mut scenarios: Vec<&str> = configs.iter().map(Config::scenario).collect();
     scenarios.sort_unstable();
     scenarios.dedup();
     for scenario in scenarios {
-        let mut strategies: Vec<String> = rows
+        let mut strategies: Vec<String> = configs
             .iter()
-            .filter(|r| r.scenario == scenario)
-            .map(|r| r.settings.strategy.to_string())
+            .filter(|c| c.scenario() == scenario)
+            .map(|c| c.settings().strategy.to_string())
             .collect();
         strategies.sort_unstable();
         strategies.dedup();

@@ -4,6 +4,7 @@
 use super::chart::{Chart, Label, Series, Style, fold_coinciding, short};
 use super::kinds::{FRONTIER, Missing, no_facts_chart};
 use crate::report::ResultRow;
+use crate::verdict::Config;
 
 /// A configuration as the charts plot it: its settings (those of its first seed's row) and its
 /// figures' means over its seeds, so that twenty seeds are one point, not twenty.
@@ -23,18 +24,17 @@ pub struct Point<'a> {
     pub completed: bool,
 }
 
-/// Each configuration of `rows` (its seeds one after another) as one point.
-pub fn points(rows: &[ResultRow]) -> Vec<Point<'_>> {
-    crate::verdict::configs(rows)
-        .into_iter()
-        .flat_map(|(_, configs)| configs)
+/// Each configuration as one point.
+pub fn points<'a>(configs: &[Config<'a>]) -> Vec<Point<'a>> {
+    configs
+        .iter()
         .map(|c| Point {
-            row: c.rows[0],
+            row: c.first_row(),
             tokens: c.mean_of(|m| m.tokens_sent as f64).mean,
             facts: c.facts_lost().mean,
             cost: c.cost().map(|e| e.mean),
             cost_interval: c.cost().map(|e| (e.low, e.high)),
-            completed: c.rows.iter().all(|r| r.metrics.completed),
+            completed: c.completed(),
         })
         .collect()
 }

@@ -21,7 +21,7 @@ pub fn waste_chart(verdict: &Verdict<'_>) -> Result<Chart, Missing> {
     let mut points = Vec::new();
     for group in verdict.groups() {
         let c = group.lead();
-        if c.rows.iter().any(|r| !r.metrics.completed) {
+        if !c.completed() {
             continue;
         }
         let invalidated = c.mean_of(|m| m.invalidated_tokens as f64);

@@ -66,10 +66,7 @@ fn lost_in(c: &Config<'_>) -> String {
 
 /// The largest request, `✗` after it when the server rejected it (over the window).
 fn peak(c: &Config<'_>) -> String {
-    let rejected = c
-        .rows
-        .iter()
-        .any(|r| r.metrics.peak_request_tokens > r.metrics.peak_accepted_tokens);
+    let rejected = c.runs().iter().any(|r| r.peak_request_tokens > r.peak_accepted_tokens);
     let text = mean(c.mean_of(|m| m.peak_request_tokens as f64));
     if rejected { format!("{text} ✗") } else { text }
 }

@@ -70,7 +70,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
             "facts": c.facts(),
             "lost_in": {"seeds": lost.k, "of": lost.n, "low": lost.low, "high": lost.high},
             "needs_unmet": estimate_json(Some(c.mean_of(|m| m.needs_unmet as f64))),
-            "completed": c.rows.iter().all(|r| r.metrics.completed),
+            "completed": c.completed(),
         });
         if let Some(pick) = pick.filter(|p| p.settings() != c.settings() || p.scenario() != c.scenario()) {
             let paired: serde_json::Map<String, Value> = objective
@@ -149,7 +149,7 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
         .iter()
         .flat_map(|v| v.ranked.iter().chain(&v.disqualified))
         .flat_map(|g| &g.configs)
-        .flat_map(|c| c.rows.iter().copied());
+        .map(Config::first_row);
     json!({
         "scenarios": scenarios,
         "suite": {

@@ -106,7 +106,7 @@ impl<'o> Best<'o> {
             return;
         }
         rows.sort_by_key(|r| r.settings.seed);
-        let config = Config::new(rows.iter().collect());
+        let config = Config::of(&rows.iter().collect::<Vec<_>>());
         let label = rows[0].label();
         let name = match self.names.iter().rposition(|n| *n == label) {
             Some(at) => at,
@@ -124,8 +124,10 @@ impl<'o> Best<'o> {
         };
         for &key in &self.objective.keys {
             self.values.extend(
-                rows.iter()
-                    .map(|r| self.objective.value(key, &r.metrics).unwrap_or(f64::NAN)),
+                config
+                    .runs()
+                    .iter()
+                    .map(|m| self.objective.value(key, m).unwrap_or(f64::NAN)),
             );
         }
         self.seeds.extend(rows.iter().map(|r| r.settings.seed));

@@ -1,80 +1,102 @@
 //! A configuration over its seeds: the rows of one scenario and one set of settings that differ
 //! only by seed, and their figures as estimates.
 
+use std::sync::Arc;
+
 use super::objective::{Key, Objective};
+use super::seed_figures::{Ran, SeedFigures, SeedRuns};
 use super::stats::{Estimate, Rate};
 use crate::human::{count, thousands};
 use crate::metrics::RunMetrics;
 use crate::row::{ResultRow, Row};
 use crate::settings::RunSettings;
 
-/// One configuration of one scenario, run once per seed.
+/// One configuration of one scenario, run once per seed: its first seed's row, and what the
+/// verdicts read of every seed's run.
 #[derive(Clone, Debug)]
 pub struct Config<'a> {
-    /// Its rows, by seed.
-    pub rows: Vec<&'a ResultRow>,
+    /// The row of its lowest seed.
+    first: &'a ResultRow,
+    /// Every seed's figures.
+    runs: Arc<SeedRuns>,
     /// Why it does not qualify (a run of any seed that overflowed, broke pairing or stopped);
     /// `None` when every seed qualifies.
     pub why: Option<String>,
 }
 
 impl<'a> Config<'a> {
-    /// The configuration of `rows` (one scenario, settings alike but for the seed).
-    pub fn new(mut rows: Vec<&'a ResultRow>) -> Config<'a> {
-        rows.sort_by_key(|r| r.settings.seed);
-        let out: Vec<(u64, String)> = rows
-            .iter()
-            .filter_map(|r| disqualified(&r.metrics).map(|why| (r.settings.seed, why)))
-            .collect();
-        let why = out.first().map(|(seed, why)| {
-            if rows.len() == 1 {
-                why.clone()
+    /// The configuration of `rows` (one scenario, settings alike but for the seed; at least one).
+    pub fn of(rows: &[&'a ResultRow]) -> Config<'a> {
+        let first = rows.iter().copied().min_by_key(|r| r.settings.seed).unwrap_or(rows[0]);
+        Config::new(first, Arc::new(SeedRuns::of(rows.iter().copied())))
+    }
+
+    /// The configuration whose lowest seed ran `first` and whose seeds ran `runs`.
+    pub fn new(first: &'a ResultRow, runs: Arc<SeedRuns>) -> Config<'a> {
+        let why = runs.out().map(|(seed, why, out)| {
+            if runs.len() == 1 {
+                why.to_owned()
             } else {
                 format!(
                     "{why} (seed {seed}; out in {} of {} seeds)",
-                    thousands(out.len() as u64),
-                    thousands(rows.len() as u64)
+                    thousands(out as u64),
+                    thousands(runs.len() as u64)
                 )
             }
         });
-        Config { rows, why }
+        Config { first, runs, why }
+    }
+
+    /// Each seed's figures, by seed.
+    pub fn runs(&self) -> &[SeedFigures] {
+        self.runs.seeds()
+    }
+
+    /// The same configuration on one of its seeds alone.
+    pub fn only(&self, seed: &SeedFigures) -> Config<'a> {
+        Config::new(self.first, Arc::new(self.runs.only(seed)))
     }
 
     /// Why it could not fit, when it qualifies all the same: its seed with the highest floor over
     /// the limit, said as a disqualified run says it.
     pub fn unfit(&self) -> Option<String> {
         let worst = self
-            .rows
+            .runs()
             .iter()
-            .filter(|r| r.metrics.floor_over_limit > 0)
-            .max_by_key(|r| (r.metrics.floor, std::cmp::Reverse(r.settings.seed)))?;
-        let seeds = if self.rows.len() > 1 {
-            format!(" (seed {})", worst.settings.seed)
+            .filter(|r| r.floor_over_limit > 0)
+            .max_by_key(|r| (r.floor, std::cmp::Reverse(r.seed)))?;
+        let seeds = if self.seeds() > 1 {
+            format!(" (seed {})", worst.seed)
         } else {
             String::new()
         };
-        cannot_fit(&worst.metrics).map(|why| format!("{why}{seeds}"))
+        cannot_fit(worst.floor, worst.floor_over_limit).map(|why| format!("{why}{seeds}"))
+    }
+
+    /// The row of its first seed (what the traces show).
+    pub fn first_row(&self) -> &'a ResultRow {
+        self.first
     }
 
     /// The settings (those of its first seed).
     pub fn settings(&self) -> &'a RunSettings {
-        &self.rows[0].settings
+        &self.first.settings
     }
 
     /// The scenario's name.
     pub fn scenario(&self) -> &'a str {
-        &self.rows[0].scenario
+        &self.first.scenario
     }
 
     /// The strategy's canonical name; for an outside agent's runs served by `serve`, the run's
     /// label (the server knows no client's strategy).
     pub fn strategy(&self) -> String {
-        self.rows[0].label().into_owned()
+        self.first.label().into_owned()
     }
 
     /// The strategy's short name, for sentences (`truncate:trigger=cold`).
     pub fn strategy_brief(&self) -> String {
-        match &self.rows[0].settings.run {
+        match &self.first.settings.run {
             Some(run) => run.clone(),
             None => self.settings().strategy.brief(),
         }
@@ -82,17 +104,17 @@ impl<'a> Config<'a> {
 
     /// Seeds run.
     pub fn seeds(&self) -> usize {
-        self.rows.len()
+        self.runs.len()
     }
 
     /// The figures of its first seed (what the traces and charts show).
     pub fn first(&self) -> &'a RunMetrics {
-        &self.rows[0].metrics
+        &self.first.metrics
     }
 
     /// A figure over the seeds (`None` when a seed has none: a cost without a price).
-    pub fn estimate(&self, figure: impl Fn(&RunMetrics) -> Option<f64>) -> Option<Estimate> {
-        let values: Option<Vec<f64>> = self.rows.iter().map(|r| figure(&r.metrics)).collect();
+    pub fn estimate(&self, figure: impl Fn(&SeedFigures) -> Option<f64>) -> Option<Estimate> {
+        let values: Option<Vec<f64>> = self.runs().iter().map(figure).collect();
         values.map(|v| Estimate::of(&v))
     }
 
@@ -107,8 +129,18 @@ impl<'a> Config<'a> {
     }
 
     /// A count over the seeds.
-    pub fn mean_of(&self, figure: impl Fn(&RunMetrics) -> f64) -> Estimate {
-        Estimate::of(&self.rows.iter().map(|r| figure(&r.metrics)).collect::<Vec<_>>())
+    pub fn mean_of(&self, figure: impl Fn(&SeedFigures) -> f64) -> Estimate {
+        Estimate::of(&self.runs().iter().map(figure).collect::<Vec<_>>())
+    }
+
+    /// Whether every seed's run answered every request.
+    pub fn completed(&self) -> bool {
+        self.runs().iter().all(|r| r.completed)
+    }
+
+    /// Whether a seed's run drew at random ([`crate::row::drew`]).
+    pub fn drew(&self) -> bool {
+        self.runs().iter().any(|r| r.drew)
     }
 
     /// Facts lost per run, those used wrong (a summary's altered value, a guess) among them.
@@ -119,7 +151,7 @@ impl<'a> Config<'a> {
     /// The seeds in which it lost (or used wrong) any fact.
     pub fn lost_in(&self) -> Rate {
         Rate::new(
-            self.rows.iter().filter(|r| r.metrics.facts_missed() > 0).count(),
+            self.runs().iter().filter(|r| r.facts_missed() > 0).count(),
             self.seeds(),
         )
     }
@@ -131,18 +163,18 @@ impl<'a> Config<'a> {
 
     /// Whether two configurations have the same figures seed by seed.
     pub fn same_figures(&self, other: &Config<'_>) -> bool {
-        self.rows.len() == other.rows.len()
+        self.seeds() == other.seeds()
             && self
-                .rows
+                .runs()
                 .iter()
-                .zip(&other.rows)
-                .all(|(a, b)| a.settings.seed == b.settings.seed && a.metrics == b.metrics)
+                .zip(other.runs())
+                .all(|(a, b)| a.seed == b.seed && a.same_figures(b))
     }
 
     /// The strategy as the user named it (before tuning): what a suite compares across
     /// scenarios.
     pub fn family(&self) -> String {
-        self.rows[0].family.clone().unwrap_or_else(|| self.strategy())
+        self.first.family.clone().unwrap_or_else(|| self.strategy())
     }
 
     /// How simple it is, for ties: fewer stages, then fewer parameters away from their
@@ -185,19 +217,20 @@ pub fn disqualified(m: &RunMetrics) -> Option<String> {
         ));
     }
     if !why.is_empty() {
-        why.extend(cannot_fit(m));
+        why.extend(cannot_fit(m.floor, m.floor_over_limit));
     }
     (!why.is_empty()).then(|| why.join("; "))
 }
 
-/// Why a run could not get under its limit, when what no compaction removes was over it.
-pub fn cannot_fit(m: &RunMetrics) -> Option<String> {
-    (m.floor_over_limit > 0).then(|| {
+/// Why a run could not get under its limit, when what no compaction removes (`floor` tokens at
+/// its largest) was over it in `over` requests.
+pub fn cannot_fit(floor: u64, over: usize) -> Option<String> {
+    (over > 0).then(|| {
         format!(
             "cannot fit: what no compaction removes (system prompt, tools, first request, kept tail) \
              reached {} tokens, over the limit in {}",
-            crate::human::thousands(m.floor),
-            count(m.floor_over_limit, "request")
+            crate::human::thousands(floor),
+            count(over, "request")
         )
     })
 }
@@ -235,6 +268,20 @@ pub fn configs<'a>(rows: impl IntoIterator<Item = &'a ResultRow>) -> Vec<(&'a st
     }
     scenarios
         .into_iter()
-        .map(|(name, configs)| (name, configs.into_iter().map(Config::new).collect()))
+        .map(|(name, configs)| (name, configs.iter().map(|rows| Config::of(rows)).collect()))
         .collect()
+}
+
+/// The configurations of `ran`, by scenario: scenarios in the order they first appear,
+/// configurations in theirs.
+pub fn configs_of(ran: &[Ran]) -> Vec<(&str, Vec<Config<'_>>)> {
+    let mut scenarios: Vec<(&str, Vec<Config<'_>>)> = Vec::new();
+    for r in ran {
+        let config = Config::new(&r.first, r.runs.clone());
+        match scenarios.iter_mut().find(|(name, _)| *name == r.first.scenario) {
+            Some((_, configs)) => configs.push(config),
+            None => scenarios.push((&r.first.scenario, vec![config])),
+        }
+    }
+    scenarios
 }

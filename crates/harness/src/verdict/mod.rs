@@ -17,6 +17,7 @@ mod objective;
 mod paired;
 mod price_checks;
 mod rule;
+mod seed_figures;
 mod sensitivity;
 mod stats;
 mod suite;
@@ -25,11 +26,12 @@ mod suite_words;
 use std::cmp::Ordering;
 
 pub use best::{Best, rows_at};
-pub use config::{Config, configs, disqualified};
+pub use config::{Config, configs, configs_of, disqualified};
 pub use objective::{Key, Objective, ObjectiveError};
 pub use paired::Paired;
 pub use price_checks::PriceChecks;
 pub use rule::{Decider, Scores, Settled, choose, figures_tie};
+pub use seed_figures::{Ran, SeedFigures, SeedRuns};
 pub use sensitivity::{
     Against, Alternative, Checker, Flip, Runs, STABLE_SEEDS, Sensitivity, prices, reprice, repriced, sensitivities,
 };
@@ -139,6 +141,15 @@ pub fn verdicts<'a>(
         .collect()
 }
 
+/// The verdict of each scenario of `ran` (configurations as `compare` keeps them), in the order
+/// the scenarios first appear.
+pub fn verdicts_of<'a>(ran: &'a [Ran], objective: &Objective) -> Vec<Verdict<'a>> {
+    configs_of(ran)
+        .into_iter()
+        .map(|(scenario, configs)| verdict(scenario, configs, objective))
+        .collect()
+}
+
 /// One scenario's verdict over its configurations.
 pub fn verdict<'a>(scenario: &'a str, configs: Vec<Config<'a>>, objective: &Objective) -> Verdict<'a> {
     let (ranked, mut apart) = grouped(configs);
@@ -146,8 +157,7 @@ pub fn verdict<'a>(scenario: &'a str, configs: Vec<Config<'a>>, objective: &Obje
     apart.sort_by(|a, b| by_first_key(objective, a, b));
     let front = front(&ranked, objective);
     let configs = || ranked.iter().chain(&apart).flat_map(|g| &g.configs);
-    let one_draw = configs().all(|c| c.seeds() == 1)
-        && configs().any(|c| c.rows.iter().any(|r| crate::row::drew(&r.settings, &r.metrics)));
+    let one_draw = configs().all(|c| c.seeds() == 1) && configs().any(Config::drew);
     Verdict {
         scenario,
         ranked,

@@ -1,7 +1,7 @@
 //! What "best" means: a list of keys tried in order, a price on a lost fact, and how close two
 //! figures must be to tie.
 
-use crate::metrics::RunMetrics;
+use super::SeedFigures;
 
 ctxbench_compact::named! {
     /// One figure a ranking can minimise, as `--objective` names it.
@@ -137,7 +137,7 @@ impl Objective {
     }
 
     /// A run's figure on `key` (`None`: a cost without a price).
-    pub fn value(&self, key: Key, m: &RunMetrics) -> Option<f64> {
+    pub fn value(&self, key: Key, m: &SeedFigures) -> Option<f64> {
         match key {
             Key::Facts => Some(m.facts_missed() as f64),
             Key::Cost => m
@@ -334,11 +334,15 @@ mod tests {
     #[test]
     fn a_fact_cost_folds_into_cost() {
         let o = Objective::resolve(None, true, Some(0.01), 0.01).expect("valid");
-        let m = RunMetrics {
+        let m = crate::metrics::RunMetrics {
             cost_usd: Some(0.02),
             facts_lost: 3,
-            ..RunMetrics::default()
+            ..Default::default()
         };
+        let m = SeedFigures::of(
+            &crate::settings::RunSettings::new(ctxbench_compact::compact::Strategy::none()),
+            &m,
+        );
         assert!((o.value(Key::Cost, &m).expect("priced") - 0.05).abs() < 1e-12);
     }
 }

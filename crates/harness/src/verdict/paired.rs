@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use super::config::Config;
+use super::seed_figures::SeedFigures;
 use super::stats::Estimate;
-use crate::metrics::RunMetrics;
 
 /// One configuration against another on one figure, over the seeds both ran.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -25,12 +25,9 @@ pub struct Paired {
 impl Paired {
     /// `a`'s figure against `b`'s seed by seed; `None` when a seed has no figure (a cost
     /// without a price) or the two share no seed.
-    pub fn of(a: &Config<'_>, b: &Config<'_>, figure: impl Fn(&RunMetrics) -> Option<f64>) -> Option<Paired> {
+    pub fn of(a: &Config<'_>, b: &Config<'_>, figure: impl Fn(&SeedFigures) -> Option<f64>) -> Option<Paired> {
         let values = |c: &Config<'_>| -> Option<Vec<(u64, f64)>> {
-            c.rows
-                .iter()
-                .map(|r| Some((r.settings.seed, figure(&r.metrics)?)))
-                .collect()
+            c.runs().iter().map(|r| Some((r.seed, figure(r)?))).collect()
         };
         Paired::between(&values(a)?, &values(b)?)
     }
@@ -78,6 +75,7 @@ impl Paired {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::RunMetrics;
     use crate::row::ResultRow;
     use crate::settings::RunSettings;
 
@@ -101,8 +99,8 @@ mod tests {
             .collect()
     }
 
-    fn facts(m: &RunMetrics) -> Option<f64> {
-        Some(m.facts_lost as f64)
+    fn facts(m: &SeedFigures) -> Option<f64> {
+        Some(m.facts_missed() as f64)
     }
 
     #[test]
@@ -111,7 +109,10 @@ mod tests {
         // overlap; paired, the difference is clear.
         let a = rows("drop", &[1, 4, 1, 4, 1, 4, 1, 4, 1, 2]);
         let b = rows("mask", &[0, 3, 0, 3, 0, 3, 0, 3, 0, 2]);
-        let (a, b) = (Config::new(a.iter().collect()), Config::new(b.iter().collect()));
+        let (a, b) = (
+            Config::of(&a.iter().collect::<Vec<_>>()),
+            Config::of(&b.iter().collect::<Vec<_>>()),
+        );
         assert!(a.facts_lost().ties(&b.facts_lost(), 0.0), "alone, they overlap");
         let p = Paired::of(&a, &b, facts).expect("common seeds");
         assert_eq!((p.seeds, p.lower_in, p.higher_in), (10, 0, 9));
@@ -122,11 +123,14 @@ mod tests {
     fn noise_both_ways_ties_and_one_run_stands_for_every_seed() {
         let a = rows("drop", &[1, 0, 1, 0, 1, 0]);
         let b = rows("mask", &[0, 1, 0, 1, 0, 1]);
-        let (ca, cb) = (Config::new(a.iter().collect()), Config::new(b.iter().collect()));
+        let (ca, cb) = (
+            Config::of(&a.iter().collect::<Vec<_>>()),
+            Config::of(&b.iter().collect::<Vec<_>>()),
+        );
         let p = Paired::of(&ca, &cb, facts).expect("common seeds");
         assert!(p.ties(0.5, 0.5, 0.0));
         let once = rows("none", &[0]);
-        let c = Config::new(once.iter().collect());
+        let c = Config::of(&once.iter().collect::<Vec<_>>());
         let p = Paired::of(&ca, &c, facts).expect("one run stands for all");
         assert_eq!((p.seeds, p.higher_in), (6, 3));
     }

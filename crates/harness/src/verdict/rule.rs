@@ -28,9 +28,9 @@ impl Scores {
             .iter()
             .map(|&key| {
                 config
-                    .rows
+                    .runs()
                     .iter()
-                    .map(|r| Some((r.settings.seed, objective.value(key, &r.metrics)?)))
+                    .map(|r| Some((r.seed, objective.value(key, r)?)))
                     .collect()
             })
             .collect();

@@ -3,13 +3,11 @@
 
 use serde::Serialize;
 
-use super::{Config, Objective, Verdict, verdicts};
+use super::{Config, Objective, Ran, SeedFigures, Verdict, verdict, verdicts, verdicts_of};
 use crate::billing::cache_mode::CacheMode;
 use crate::billing::price::{Billed, Price, dollars};
 use crate::human::thousands;
-use crate::metrics::RunMetrics;
 use crate::row::ResultRow;
-use crate::settings::RunSettings;
 
 /// A pick wins in fewer than this share of seeds: fragile.
 pub const STABLE_SEEDS: f64 = 0.8;
@@ -205,7 +203,16 @@ impl<'m, 'a> Checker<'m, 'a> {
     /// [`crate::verdict::configs`] reads them best; from lists of their own, none copied); `at`
     /// is the place it takes among the alternatives, whatever order they are checked in.
     pub fn check<'r>(&mut self, at: usize, against: &Against<'_>, rows: impl IntoIterator<Item = &'r ResultRow>) {
-        let vs = verdicts(rows, self.objective);
+        self.check_verdicts(at, against, &verdicts(rows, self.objective));
+    }
+
+    /// [`Checker::check`] of runs as `compare` keeps them.
+    pub fn check_ran(&mut self, at: usize, against: &Against<'_>, ran: &[Ran]) {
+        self.check_verdicts(at, against, &verdicts_of(ran, self.objective));
+    }
+
+    /// Each verdict against its scenario's among `vs`, the verdicts under `against`.
+    fn check_verdicts(&mut self, at: usize, against: &Against<'_>, vs: &[Verdict<'_>]) {
         for (v, h) in self.main.iter().zip(&mut self.held) {
             let Some(pick) = v.pick() else { continue };
             let name = pick.strategy();
@@ -297,7 +304,7 @@ struct Flipped<'v, 'a> {
 }
 
 /// The mean of a count over a configuration's seeds.
-fn mean(c: &Config<'_>, figure: impl Fn(&RunMetrics) -> u64) -> f64 {
+fn mean(c: &Config<'_>, figure: impl Fn(&SeedFigures) -> u64) -> f64 {
     c.mean_of(|m| figure(m) as f64).mean
 }
 
@@ -339,12 +346,7 @@ fn cause(f: &Flipped<'_, '_>, alt: &Against<'_>) -> Option<String> {
             });
         }
         CacheMode::Prefix { min, .. } | CacheMode::Breakpoints { min, .. } => {
-            let peak = there
-                .rows
-                .iter()
-                .map(|r| r.metrics.peak_accepted_tokens)
-                .max()
-                .unwrap_or(0);
+            let peak = there.runs().iter().map(|r| r.peak_accepted_tokens).max().unwrap_or(0);
             if reads(there) == 0.0 && lost_reads > other_lost && *min > peak {
                 return Some(format!(
                     "its cache minimum of {} tokens is never reached: the pick's largest request is {}",
@@ -424,52 +426,32 @@ fn money_of(picodollars: f64) -> String {
 
 /// In how many of the scenario's seeds the pick wins on that seed's runs alone.
 fn seed_wins(v: &Verdict<'_>, objective: &Objective, pick: &str) -> (usize, usize) {
-    let mut seeds: Vec<u64> = v
-        .groups()
-        .flat_map(|g| &g.configs)
-        .flat_map(|c| c.rows.iter().map(|r| r.settings.seed))
-        .collect();
+    let configs: Vec<&Config<'_>> = v.groups().flat_map(|g| &g.configs).collect();
+    let mut seeds: Vec<u64> = configs.iter().flat_map(|c| c.runs().iter().map(|r| r.seed)).collect();
     seeds.sort_unstable();
     seeds.dedup();
     if seeds.len() < 2 {
         return (0, seeds.len());
     }
-    // Each configuration's rows by seed, to be found in logarithmic steps, not by a search of
-    // every row for every seed.
-    let by_seed: Vec<(&Config<'_>, Vec<(u64, usize)>)> = v
-        .groups()
-        .flat_map(|g| &g.configs)
-        .map(|c| {
-            let mut index: Vec<(u64, usize)> = c.rows.iter().enumerate().map(|(i, r)| (r.settings.seed, i)).collect();
-            index.sort_unstable();
-            (c, index)
-        })
-        .collect();
     let wins = seeds
         .iter()
         .filter(|&&seed| {
-            // A configuration that ran once stands for every seed.
-            let mut alone: Vec<ResultRow> = Vec::new();
-            for (config, index) in &by_seed {
-                let row = index
-                    .binary_search_by_key(&seed, |&(s, _)| s)
-                    .ok()
-                    .map(|at| config.rows[index[at].1])
-                    .or_else(|| (config.seeds() == 1).then(|| config.rows[0]));
-                if let Some(row) = row {
-                    alone.push(ResultRow {
-                        settings: RunSettings {
-                            seed: 0,
-                            ..row.settings.clone()
-                        },
-                        ..(*row).clone()
-                    });
-                }
-            }
-            verdicts(&alone, objective)
-                .first()
-                .and_then(|w| w.pick().map(Config::strategy))
-                .is_some_and(|p| p == pick)
+            // Each configuration's runs are in seed order, found in logarithmic steps; one that
+            // ran once stands for every seed.
+            let alone: Vec<Config<'_>> = configs
+                .iter()
+                .filter_map(|c| {
+                    let runs = c.runs();
+                    let at = runs
+                        .binary_search_by_key(&seed, |r| r.seed)
+                        .ok()
+                        .or_else(|| (runs.len() == 1).then_some(0))?;
+                    Some(c.only(&runs[at]))
+                })
+                .collect();
+            verdict(v.scenario, alone, objective)
+                .pick()
+                .is_some_and(|p| p.strategy() == pick)
         })
         .count();
     (wins, seeds.len())

@@ -476,7 +476,7 @@ fn counts_of_seeds_past_a_thousand_are_said_with_separators() {
     let rows: Vec<ResultRow> = (0..1200)
         .map(|seed| seeded("s", "drop", seed, 0.01, usize::from(seed < 1100), seed >= 1000))
         .collect();
-    let config = Config::new(rows.iter().collect());
+    let config = Config::of(&rows.iter().collect::<Vec<_>>());
     let why = config.why.expect("out in some seeds");
     assert!(why.ends_with("(seed 0; out in 1,000 of 1,200 seeds)"), "{why}");
 }

@@ -1,0 +1,311 @@
+//! What a verdict reads of each seed's run ([`SeedFigures`], a fifth of a row), and a
+//! configuration's runs by seed ([`SeedRuns`]): what `compare` keeps of every seed past the
+//! first, in place of its rows.
+
+use std::fmt::Write;
+
+use crate::billing::price::{Billed, Price, dollars};
+use crate::metrics::RunMetrics;
+use crate::row::ResultRow;
+use crate::settings::RunSettings;
+
+/// The figures of one run that the verdicts, their checks and the reports read (named as
+/// [`RunMetrics`] names them), and a digest of every figure, so that two configurations with
+/// identical figures are still found alike.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeedFigures {
+    /// The seed it ran with.
+    pub seed: u64,
+    /// Model calls.
+    pub model_calls: usize,
+    /// Tokens sent.
+    pub tokens_sent: u64,
+    /// Tokens received.
+    pub tokens_received: u64,
+    /// Tokens billed at the input price.
+    pub uncached_tokens: u64,
+    /// Tokens read from the cache.
+    pub cache_read_tokens: u64,
+    /// Tokens written to the cache.
+    pub cache_write_tokens: u64,
+    /// The share of input tokens read from the cache.
+    pub cache_hit_rate: f64,
+    /// Compactions that broke the cached prefix.
+    pub prefix_breaks: usize,
+    /// Cached tokens a compaction invalidated.
+    pub invalidated_tokens: u64,
+    /// Tokens written to the cache and never read back.
+    pub cache_write_unread_tokens: u64,
+    /// What the run cost (`None`: no price).
+    pub cost_usd: Option<f64>,
+    /// The largest request.
+    pub peak_request_tokens: u64,
+    /// The largest request the server accepted.
+    pub peak_accepted_tokens: u64,
+    /// Compactions.
+    pub compactions: usize,
+    /// Facts lost or used wrong.
+    missed: usize,
+    /// Needs the run did not meet.
+    pub needs_unmet: usize,
+    /// Refetches.
+    pub refetches: usize,
+    /// Compactions undone by the next request's growth.
+    pub thrash: usize,
+    /// What no compaction removes, at its largest.
+    pub floor: u64,
+    /// Requests whose floor was over the limit.
+    pub floor_over_limit: usize,
+    /// Whether the run answered every request.
+    pub completed: bool,
+    /// Whether it drew at random ([`crate::row::drew`]).
+    pub drew: bool,
+    /// Whether it does not qualify ([`super::disqualified`]).
+    pub out: bool,
+    /// A digest of every figure of the run.
+    digest: u64,
+}
+
+impl SeedFigures {
+    /// What a verdict reads of the run `m`, made with `settings`.
+    pub fn of(settings: &RunSettings, m: &RunMetrics) -> SeedFigures {
+        let mut digest = Digest::default();
+        // Every figure, as Debug prints it (floats exactly), hashed as it is printed.
+        let _ = write!(digest, "{m:?}");
+        SeedFigures {
+            seed: settings.seed,
+            model_calls: m.model_calls,
+            tokens_sent: m.tokens_sent,
+            tokens_received: m.tokens_received,
+            uncached_tokens: m.uncached_tokens,
+            cache_read_tokens: m.cache_read_tokens,
+            cache_write_tokens: m.cache_write_tokens,
+            cache_hit_rate: m.cache_hit_rate,
+            prefix_breaks: m.prefix_breaks,
+            invalidated_tokens: m.invalidated_tokens,
+            cache_write_unread_tokens: m.cache_write_unread_tokens,
+            cost_usd: m.cost_usd,
+            peak_request_tokens: m.peak_request_tokens,
+            peak_accepted_tokens: m.peak_accepted_tokens,
+            compactions: m.compactions,
+            missed: m.facts_missed(),
+            needs_unmet: m.needs_unmet,
+            refetches: m.refetches,
+            thrash: m.thrash,
+            floor: m.floor,
+            floor_over_limit: m.floor_over_limit,
+            completed: m.completed,
+            drew: crate::row::drew(settings, m),
+            out: super::disqualified(m).is_some(),
+            digest: digest.0,
+        }
+    }
+
+    /// Facts lost per run, those used wrong among them ([`RunMetrics::facts_missed`]).
+    pub fn facts_missed(&self) -> usize {
+        self.missed
+    }
+
+    /// Whether every figure of the two runs is the same (the seed aside).
+    pub fn same_figures(&self, other: &SeedFigures) -> bool {
+        self.digest == other.digest
+    }
+
+    /// Billed at `price` (same cache, so the same token parts).
+    fn reprice(&mut self, price: &Price) {
+        let billed = Billed {
+            uncached: self.uncached_tokens,
+            cache_read: self.cache_read_tokens,
+            cache_write: self.cache_write_tokens,
+            completion: self.tokens_received,
+        };
+        let cost = Some(dollars(price.cost(&billed)));
+        // The digest covers the cost: re-priced alike, alike still.
+        self.digest = Digest(self.digest).mix(&format!("{cost:?}"));
+        self.cost_usd = cost;
+    }
+}
+
+/// A 64-bit FNV-1a digest of text: deterministic, with no state to seed.
+#[derive(Default)]
+struct Digest(u64);
+
+impl Digest {
+    fn mix(mut self, text: &str) -> u64 {
+        let _ = self.write_str(text);
+        self.0
+    }
+}
+
+impl Write for Digest {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.0 == 0 {
+            self.0 = 0xcbf2_9ce4_8422_2325;
+        }
+        for b in s.bytes() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        Ok(())
+    }
+}
+
+/// One configuration's runs, by seed: each seed's figures, and why the lowest seed that does
+/// not qualify is out.
+#[derive(Clone, Debug, Default)]
+pub struct SeedRuns {
+    /// By seed.
+    seeds: Vec<SeedFigures>,
+    /// The lowest seed out, and why.
+    first_out: Option<(u64, String)>,
+}
+
+impl SeedRuns {
+    /// None yet, with room for `seeds`.
+    pub fn with_capacity(seeds: usize) -> SeedRuns {
+        SeedRuns {
+            seeds: Vec::with_capacity(seeds),
+            first_out: None,
+        }
+    }
+
+    /// The runs of `rows` (one configuration's, any order).
+    pub fn of<'r>(rows: impl IntoIterator<Item = &'r ResultRow>) -> SeedRuns {
+        let mut runs = SeedRuns::default();
+        for row in rows {
+            runs.push(row);
+        }
+        runs
+    }
+
+    /// Room for `more` seeds besides those held, exactly.
+    pub fn reserve_exact(&mut self, more: usize) {
+        self.seeds.reserve_exact(more);
+    }
+
+    /// Adds `row`'s run, in its place by seed.
+    pub fn push(&mut self, row: &ResultRow) {
+        let figures = SeedFigures::of(&row.settings, &row.metrics);
+        if figures.out && self.first_out.as_ref().is_none_or(|(seed, _)| figures.seed < *seed) {
+            let why = super::disqualified(&row.metrics).unwrap_or_default();
+            self.first_out = Some((figures.seed, why));
+        }
+        match self.seeds.last() {
+            Some(last) if last.seed > figures.seed => {
+                let at = self.seeds.partition_point(|s| s.seed < figures.seed);
+                self.seeds.insert(at, figures);
+            }
+            _ => self.seeds.push(figures),
+        }
+    }
+
+    /// Each seed's figures, by seed.
+    pub fn seeds(&self) -> &[SeedFigures] {
+        &self.seeds
+    }
+
+    /// Seeds held.
+    pub fn len(&self) -> usize {
+        self.seeds.len()
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.seeds.is_empty()
+    }
+
+    /// The lowest seed out and why, and how many seeds are out.
+    pub fn out(&self) -> Option<(u64, &str, usize)> {
+        let (seed, why) = self.first_out.as_ref()?;
+        Some((*seed, why, self.seeds.iter().filter(|s| s.out).count()))
+    }
+
+    /// The run of one seed alone, as seed 0, so that it pairs with any other's (out without its
+    /// reason unless it is the lowest seed out: what a verdict of one seed reads is whether it is
+    /// out).
+    pub fn only(&self, seed: &SeedFigures) -> SeedRuns {
+        let why = |(s, why): &(u64, String)| (*s == seed.seed).then(|| why.clone());
+        SeedRuns {
+            seeds: vec![SeedFigures { seed: 0, ..*seed }],
+            first_out: seed
+                .out
+                .then(|| (seed.seed, self.first_out.as_ref().and_then(why).unwrap_or_default())),
+        }
+    }
+
+    /// Bills every run at `price` (same cache, so the same token parts).
+    pub fn reprice(&mut self, price: &Price) {
+        let price = price.for_cache(&price.cache);
+        for seed in &mut self.seeds {
+            seed.reprice(&price);
+        }
+    }
+}
+
+/// A configuration as `compare` keeps it over many seeds: its lowest seed's row (the traces and
+/// the settings) and every seed's figures, not every seed's row.
+#[derive(Clone, Debug)]
+pub struct Ran {
+    /// The row of its lowest seed.
+    pub first: ResultRow,
+    /// Every seed's figures.
+    pub runs: std::sync::Arc<SeedRuns>,
+}
+
+impl Ran {
+    /// Bills every run at `price`, the first row's too (same cache, so the same token parts).
+    pub fn reprice(&mut self, price: &Price) {
+        super::reprice(std::slice::from_mut(&mut self.first), price);
+        std::sync::Arc::make_mut(&mut self.runs).reprice(price);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(seed: u64, facts_lost: usize, overflows: usize) -> ResultRow {
+        let settings = RunSettings {
+            seed,
+            ..RunSettings::new("drop".parse().expect("a strategy"))
+        };
+        let metrics = RunMetrics {
+            facts_lost,
+            overflows,
+            completed: true,
+            uncached_tokens: 1_000,
+            tokens_received: 100,
+            ..RunMetrics::default()
+        };
+        ResultRow::new("s", settings, metrics)
+    }
+
+    #[test]
+    fn runs_come_in_any_order_and_stay_by_seed_with_the_lowest_seed_out_named() {
+        let rows = [row(5, 0, 1), row(2, 1, 0), row(9, 0, 0), row(3, 0, 2)];
+        let runs = SeedRuns::of(&rows);
+        let seeds: Vec<u64> = runs.seeds().iter().map(|s| s.seed).collect();
+        assert_eq!(seeds, [2, 3, 5, 9]);
+        let (seed, why, out) = runs.out().expect("two seeds are out");
+        assert_eq!((seed, out), (3, 2));
+        assert!(why.contains("overflow: 2 calls"), "{why}");
+        assert_eq!(runs.seeds()[0].facts_missed(), 1);
+    }
+
+    #[test]
+    fn the_digest_tells_any_figure_apart_and_repricing_keeps_alike_runs_alike() {
+        let (a, b) = (row(0, 0, 0), row(0, 0, 0));
+        let mut c = row(0, 0, 0);
+        c.metrics.elapsed_s = 0.5;
+        let figures = |r: &ResultRow| SeedFigures::of(&r.settings, &r.metrics);
+        assert!(figures(&a).same_figures(&figures(&b)));
+        // A figure no verdict reads still tells two runs apart, as their rows would.
+        assert!(!figures(&a).same_figures(&figures(&c)));
+        let price = crate::billing::price::Price::table()[0].clone();
+        let (mut x, mut y) = (SeedRuns::of([&a]), SeedRuns::of([&b]));
+        x.reprice(&price);
+        y.reprice(&price);
+        assert!(x.seeds()[0].same_figures(&y.seeds()[0]));
+        assert!(x.seeds()[0].cost_usd.is_some_and(|c| c > 0.0));
+        assert!(!x.seeds()[0].same_figures(&figures(&a)));
+    }
+}
