@@ -57,15 +57,12 @@ pub fn charts_and_missing(traces: &[Vec<CallRecord>], configs: &[Config<'_>]) ->
         };
         let mut pair = [well(&scenario, &traces), bill(&scenario, &traces, &price_of)];
         // A trace is one run: where the table's figures are means over seeds, say whose.
-        let seeds_of = || {
-            configs
-                .iter()
-                .filter(|c| c.scenario() == scenario)
-                .flat_map(|c| c.runs().iter().map(|r| r.seed))
-        };
-        let mut seeds = seeds_of();
-        if let Some(first) = seeds.next().filter(|&first| seeds.any(|s| s != first)) {
-            let first = seeds_of().fold(first, u64::min);
+        let seeds = configs
+            .iter()
+            .filter(|c| c.scenario() == scenario)
+            .map(Config::seed_span)
+            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
+        if let Some((first, _)) = seeds.filter(|(low, high)| low != high) {
             for chart in &mut pair {
                 chart.title.push_str(&format!(" (one run each, seed {first})"));
             }

@@ -4,7 +4,7 @@
 use super::chart::{Chart, Label, Series, Style, fold_coinciding, short};
 use super::kinds::{FRONTIER, Missing, no_facts_chart};
 use crate::report::ResultRow;
-use crate::verdict::Config;
+use crate::verdict::{Config, Figure};
 
 /// A configuration as the charts plot it: its settings (those of its first seed's row) and its
 /// figures' means over its seeds, so that twenty seeds are one point, not twenty.
@@ -30,7 +30,7 @@ pub fn points<'a>(configs: &[Config<'a>]) -> Vec<Point<'a>> {
         .iter()
         .map(|c| Point {
             row: c.first_row(),
-            tokens: c.mean_of(|m| m.tokens_sent as f64).mean,
+            tokens: c.mean(Figure::TokensSent).mean,
             facts: c.facts_lost().mean,
             cost: c.cost().map(|e| e.mean),
             cost_interval: c.cost().map(|e| (e.low, e.high)),

@@ -3,7 +3,7 @@
 
 use super::chart::{Chart, Label, Series, Style, Whisker};
 use super::kinds::{Missing, VERDICT, no_facts_chart};
-use crate::verdict::{Config, Key, Objective, Verdict};
+use crate::verdict::{Config, Figure, Key, Objective, Verdict};
 
 /// The chart of one scenario's verdict; not drawn (and why) when fewer than two configurations
 /// qualify, or where they all lose as many facts (one flat row of points, most of the chart empty).
@@ -23,7 +23,7 @@ pub fn verdict_chart(verdict: &Verdict<'_>, objective: &Objective) -> Result<Cha
     );
     let x = |c: &Config<'_>| match spend {
         Key::Cost => c.cost(),
-        _ => Some(c.mean_of(|m| m.tokens_sent as f64)),
+        _ => Some(c.mean(Figure::TokensSent)),
     };
     let facts: Vec<f64> = verdict
         .ranked

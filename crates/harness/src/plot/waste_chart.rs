@@ -5,7 +5,7 @@
 
 use super::chart::{Chart, Label, Series, Style, Whisker};
 use super::kinds::{Missing, WASTE};
-use crate::verdict::Verdict;
+use crate::verdict::{Figure, Verdict};
 
 /// The waste chart of one scenario's verdict; not drawn (and why) when no configuration that
 /// completed wasted any cache.
@@ -24,8 +24,8 @@ pub fn waste_chart(verdict: &Verdict<'_>) -> Result<Chart, Missing> {
         if !c.completed() {
             continue;
         }
-        let invalidated = c.mean_of(|m| m.invalidated_tokens as f64);
-        let unread = c.mean_of(|m| m.cache_write_unread_tokens as f64);
+        let invalidated = c.mean(Figure::Invalidated);
+        let unread = c.mean(Figure::WrittenUnread);
         let at = (invalidated.mean, unread.mean);
         points.push(at);
         chart.whiskers.push(Whisker {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use crate::human::{dollars, thousands};
 use crate::report::ResultRow;
-use crate::verdict::{Config, Estimate, Key, Objective};
+use crate::verdict::{Config, Estimate, Figure, Key, Objective};
 
 /// Short names for people, each unique: a strategy's brief name (only its parameters that differ
 /// from their defaults), or its canonical one with `wide`.
@@ -123,7 +123,7 @@ pub(super) fn money(e: Estimate) -> String {
 pub(super) fn spend_mean(objective: &Objective, c: &Config<'_>) -> f64 {
     match objective.spend() {
         Key::Cost => c.cost().map_or(f64::INFINITY, |e| e.mean),
-        _ => c.mean_of(|m| m.tokens_sent as f64).mean,
+        _ => c.mean(Figure::TokensSent).mean,
     }
 }
 

@@ -6,7 +6,7 @@ use super::labels::{mean, money};
 use super::table::{align, markdown_table, room, wrap_names};
 use super::verdict_line::{loops, verdict_line};
 use crate::human::{count, percent, thousands, wrap};
-use crate::verdict::{Config, Group, Objective, Suite, Verdict, fraction, signed};
+use crate::verdict::{Config, Figure, Group, Objective, Suite, Verdict, fraction, signed};
 
 /// How the text shows strategies and disqualified runs.
 #[derive(Clone, Copy, Debug, Default)]
@@ -66,8 +66,8 @@ fn lost_in(c: &Config<'_>) -> String {
 
 /// The largest request, `✗` after it when the server rejected it (over the window).
 fn peak(c: &Config<'_>) -> String {
-    let rejected = c.runs().iter().any(|r| r.peak_request_tokens > r.peak_accepted_tokens);
-    let text = mean(c.mean_of(|m| m.peak_request_tokens as f64));
+    let rejected = c.refused();
+    let text = mean(c.mean(Figure::PeakRequest));
     if rejected { format!("{text} ✗") } else { text }
 }
 
@@ -85,14 +85,14 @@ fn cells(rank: Option<usize>, fragile: bool, names: String, c: &Config<'_>) -> V
         ),
         names,
         c.cost().map_or_else(|| "—".to_owned(), money),
-        percent(c.mean_of(|m| m.cache_hit_rate).mean),
-        mean(c.mean_of(|m| m.tokens_sent as f64)),
-        mean(c.mean_of(|m| m.model_calls as f64)),
+        percent(c.mean(Figure::CacheHitRate).mean),
+        mean(c.mean(Figure::TokensSent)),
+        mean(c.mean(Figure::ModelCalls)),
         peak(c),
         facts_of(c),
         lost_in(c),
-        mean(c.mean_of(|m| m.needs_unmet as f64)),
-        mean(c.mean_of(|m| m.refetches as f64)),
+        mean(c.mean(Figure::NeedsUnmet)),
+        mean(c.mean(Figure::Refetches)),
     ]
 }
 

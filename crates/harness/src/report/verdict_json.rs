@@ -10,7 +10,7 @@ use super::labels::Labels;
 use super::use_lines::pick_lines;
 use super::verdict_line::{trade, verdict_line};
 use crate::settings::RunSettings;
-use crate::verdict::{Config, Decider, Estimate, Group, Paired, Settled, Suite, Verdict};
+use crate::verdict::{Config, Decider, Estimate, Figure, Group, Paired, Settled, Suite, Verdict};
 
 /// What `compare` ran with, for `verdict.json`'s `settings`: every setting.
 pub struct Echo<'a> {
@@ -64,24 +64,19 @@ pub fn verdict_json(verdicts: &[Verdict<'_>], suite: &Suite, echo: &Echo<'_>) ->
             "target": c.settings().target,
             "seeds": c.seeds(),
             "cost_usd": estimate_json(c.cost()),
-            "tokens_sent": estimate_json(Some(c.mean_of(|m| m.tokens_sent as f64))),
-            "model_calls": estimate_json(Some(c.mean_of(|m| m.model_calls as f64))),
+            "tokens_sent": estimate_json(Some(c.mean(Figure::TokensSent))),
+            "model_calls": estimate_json(Some(c.mean(Figure::ModelCalls))),
             "facts_lost": estimate_json(Some(c.facts_lost())),
             "facts": c.facts(),
             "lost_in": {"seeds": lost.k, "of": lost.n, "low": lost.low, "high": lost.high},
-            "needs_unmet": estimate_json(Some(c.mean_of(|m| m.needs_unmet as f64))),
+            "needs_unmet": estimate_json(Some(c.mean(Figure::NeedsUnmet))),
             "completed": c.completed(),
         });
         if let Some(pick) = pick.filter(|p| p.settings() != c.settings() || p.scenario() != c.scenario()) {
             let paired: serde_json::Map<String, Value> = objective
                 .keys
                 .iter()
-                .filter_map(|&k| {
-                    Some((
-                        k.figure().to_owned(),
-                        json!(Paired::of(c, pick, |m| objective.value(k, m))?),
-                    ))
-                })
+                .filter_map(|&k| Some((k.figure().to_owned(), json!(Paired::on(c, pick, objective, k)?))))
                 .collect();
             e["against_pick"] = Value::Object(paired);
         }

@@ -3,7 +3,7 @@
 
 use super::labels::{Labels, cheaper, mean, money, spend_mean};
 use crate::human::{count, thousands};
-use crate::verdict::{Config, Decider, Key, Objective, STABLE_SEEDS, Sensitivity, Tie, Verdict};
+use crate::verdict::{Config, Decider, Figure, Key, Objective, STABLE_SEEDS, Sensitivity, Tie, Verdict};
 
 /// In how many seeds a configuration lost a fact, when it ran several and lost any: ` in 20 of
 /// 20 seeds`.
@@ -30,7 +30,7 @@ fn loses(c: &Config<'_>) -> String {
 fn spend_of(objective: &Objective, c: &Config<'_>) -> String {
     match objective.spend() {
         Key::Cost => c.cost().map_or_else(|| "—".to_owned(), money),
-        _ => format!("{} tokens", mean(c.mean_of(|m| m.tokens_sent as f64))),
+        _ => format!("{} tokens", mean(c.mean(Figure::TokensSent))),
     }
 }
 
@@ -40,8 +40,8 @@ pub fn figures(c: &Config<'_>) -> String {
     let cost = c.cost().map_or(String::new(), |e| format!("{}, ", money(e)));
     format!(
         "{cost}{} tokens sent, {} calls, {}",
-        mean(c.mean_of(|m| m.tokens_sent as f64)),
-        mean(c.mean_of(|m| m.model_calls as f64)),
+        mean(c.mean(Figure::TokensSent)),
+        mean(c.mean(Figure::ModelCalls)),
         loses(c)
     )
 }
@@ -234,7 +234,7 @@ pub fn loops(verdict: &Verdict<'_>, labels: &Labels) -> Option<String> {
     let mut looping: Vec<_> = verdict
         .groups()
         .flat_map(|g| &g.configs)
-        .map(|c| (c.mean_of(|m| m.thrash as f64), labels.of_config(c)))
+        .map(|c| (c.mean(Figure::Thrash), labels.of_config(c)))
         .filter(|(thrash, _)| thrash.mean >= 1.0)
         .collect();
     if looping.is_empty() {

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::objective::{Key, Objective};
-use super::seed_figures::{Ran, SeedFigures, SeedRuns};
+use super::seed_figures::{Figure, Ran, SeedFigures, SeedRuns};
 use super::stats::{Estimate, Rate};
 use crate::human::{count, thousands};
 use crate::metrics::RunMetrics;
@@ -60,17 +60,13 @@ impl<'a> Config<'a> {
     /// Why it could not fit, when it qualifies all the same: its seed with the highest floor over
     /// the limit, said as a disqualified run says it.
     pub fn unfit(&self) -> Option<String> {
-        let worst = self
-            .runs()
-            .iter()
-            .filter(|r| r.floor_over_limit > 0)
-            .max_by_key(|r| (r.floor, std::cmp::Reverse(r.seed)))?;
+        let (floor, over, seed) = self.runs.over().worst_floor?;
         let seeds = if self.seeds() > 1 {
-            format!(" (seed {})", worst.seed)
+            format!(" (seed {seed})")
         } else {
             String::new()
         };
-        cannot_fit(worst.floor, worst.floor_over_limit).map(|why| format!("{why}{seeds}"))
+        cannot_fit(floor, over).map(|why| format!("{why}{seeds}"))
     }
 
     /// The row of its first seed (what the traces show).
@@ -113,7 +109,7 @@ impl<'a> Config<'a> {
     }
 
     /// A figure over the seeds (`None` when a seed has none: a cost without a price).
-    pub fn estimate(&self, figure: impl Fn(&SeedFigures) -> Option<f64>) -> Option<Estimate> {
+    fn estimate(&self, figure: impl Fn(&SeedFigures) -> Option<f64>) -> Option<Estimate> {
         let values: Option<Vec<f64>> = self.runs().iter().map(figure).collect();
         values.map(|v| Estimate::of(&v))
     }
@@ -128,24 +124,40 @@ impl<'a> Config<'a> {
         self.estimate(|m| m.cost_usd)
     }
 
-    /// A count over the seeds.
-    pub fn mean_of(&self, figure: impl Fn(&SeedFigures) -> f64) -> Estimate {
-        Estimate::of(&self.runs().iter().map(figure).collect::<Vec<_>>())
+    /// A figure's mean over the seeds, with its interval.
+    pub fn mean(&self, figure: Figure) -> Estimate {
+        Estimate::of(&self.runs().iter().map(|s| figure.of(s)).collect::<Vec<_>>())
     }
 
     /// Whether every seed's run answered every request.
     pub fn completed(&self) -> bool {
-        self.runs().iter().all(|r| r.completed)
+        !self.runs.over().stopped
+    }
+
+    /// Whether a seed's run had a request refused: over the window.
+    pub fn refused(&self) -> bool {
+        self.runs.over().refused
+    }
+
+    /// The largest request the server accepted, over every seed.
+    pub fn peak_accepted(&self) -> u64 {
+        self.runs.over().peak_accepted
+    }
+
+    /// Its lowest and highest seed.
+    pub fn seed_span(&self) -> (u64, u64) {
+        let seed = |r: Option<&SeedFigures>| r.map_or(self.first.settings.seed, |r| r.seed);
+        (seed(self.runs().first()), seed(self.runs().last()))
     }
 
     /// Whether a seed's run drew at random ([`crate::row::drew`]).
     pub fn drew(&self) -> bool {
-        self.runs().iter().any(|r| r.drew)
+        self.runs.over().drew
     }
 
     /// Facts lost per run, those used wrong (a summary's altered value, a guess) among them.
     pub fn facts_lost(&self) -> Estimate {
-        self.mean_of(|m| m.facts_missed() as f64)
+        self.mean(Figure::FactsMissed)
     }
 
     /// The seeds in which it lost (or used wrong) any fact.

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::config::Config;
+use super::objective::{Key, Objective};
 use super::seed_figures::SeedFigures;
 use super::stats::Estimate;
 
@@ -23,9 +24,15 @@ pub struct Paired {
 }
 
 impl Paired {
+    /// `a`'s figure on `key` of `objective` against `b`'s, seed by seed; `None` when a seed has
+    /// no figure (a cost without a price) or the two share no seed.
+    pub fn on(a: &Config<'_>, b: &Config<'_>, objective: &Objective, key: Key) -> Option<Paired> {
+        Paired::of(a, b, |m| objective.value(key, m))
+    }
+
     /// `a`'s figure against `b`'s seed by seed; `None` when a seed has no figure (a cost
     /// without a price) or the two share no seed.
-    pub fn of(a: &Config<'_>, b: &Config<'_>, figure: impl Fn(&SeedFigures) -> Option<f64>) -> Option<Paired> {
+    pub(super) fn of(a: &Config<'_>, b: &Config<'_>, figure: impl Fn(&SeedFigures) -> Option<f64>) -> Option<Paired> {
         let values = |c: &Config<'_>| -> Option<Vec<(u64, f64)>> {
             c.runs().iter().map(|r| Some((r.seed, figure(r)?))).collect()
         };

@@ -1,4 +1,4 @@
-//! What a verdict reads of each seed's run ([`SeedFigures`], a fifth of a row), and a
+//! What a verdict reads of each seed's run ([`SeedFigures`], a quarter of a row), and a
 //! configuration's runs by seed ([`SeedRuns`]): what `compare` keeps of every seed past the
 //! first, in place of its rows.
 
@@ -9,9 +9,10 @@ use crate::metrics::RunMetrics;
 use crate::row::ResultRow;
 use crate::settings::RunSettings;
 
-/// The figures of one run that the verdicts, their checks and the reports read (named as
-/// [`RunMetrics`] names them), and a digest of every figure, so that two configurations with
-/// identical figures are still found alike.
+/// The figures of one run that the verdicts, their checks and the reports read seed by seed
+/// (named as [`RunMetrics`] names them), and a digest of every figure, so that two
+/// configurations with identical figures are still found alike. What is read only over every
+/// seed at once (whether all completed, the largest request accepted) is in [`SeedRuns`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SeedFigures {
     /// The seed it ran with.
@@ -40,8 +41,6 @@ pub struct SeedFigures {
     pub cost_usd: Option<f64>,
     /// The largest request.
     pub peak_request_tokens: u64,
-    /// The largest request the server accepted.
-    pub peak_accepted_tokens: u64,
     /// Compactions.
     pub compactions: usize,
     /// Facts lost or used wrong.
@@ -52,14 +51,6 @@ pub struct SeedFigures {
     pub refetches: usize,
     /// Compactions undone by the next request's growth.
     pub thrash: usize,
-    /// What no compaction removes, at its largest.
-    pub floor: u64,
-    /// Requests whose floor was over the limit.
-    pub floor_over_limit: usize,
-    /// Whether the run answered every request.
-    pub completed: bool,
-    /// Whether it drew at random ([`crate::row::drew`]).
-    pub drew: bool,
     /// Whether it does not qualify ([`super::disqualified`]).
     pub out: bool,
     /// A digest of every figure of the run.
@@ -86,16 +77,11 @@ impl SeedFigures {
             cache_write_unread_tokens: m.cache_write_unread_tokens,
             cost_usd: m.cost_usd,
             peak_request_tokens: m.peak_request_tokens,
-            peak_accepted_tokens: m.peak_accepted_tokens,
             compactions: m.compactions,
             missed: m.facts_missed(),
             needs_unmet: m.needs_unmet,
             refetches: m.refetches,
             thrash: m.thrash,
-            floor: m.floor,
-            floor_over_limit: m.floor_over_limit,
-            completed: m.completed,
-            drew: crate::row::drew(settings, m),
             out: super::disqualified(m).is_some(),
             digest: digest.0,
         }
@@ -126,6 +112,61 @@ impl SeedFigures {
     }
 }
 
+/// A figure of a run whose mean over the seeds the reports and the checks print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Figure {
+    /// Tokens sent.
+    TokensSent,
+    /// Model calls.
+    ModelCalls,
+    /// Needs the run did not meet.
+    NeedsUnmet,
+    /// Refetches.
+    Refetches,
+    /// The largest request.
+    PeakRequest,
+    /// The share of input tokens read from the cache.
+    CacheHitRate,
+    /// Tokens read from the cache.
+    CacheRead,
+    /// Tokens written to the cache.
+    CacheWrite,
+    /// Cached tokens a compaction invalidated.
+    Invalidated,
+    /// Tokens written to the cache and never read back.
+    WrittenUnread,
+    /// Compactions.
+    Compactions,
+    /// Compactions that broke the cached prefix.
+    PrefixBreaks,
+    /// Compactions undone by the next request's growth.
+    Thrash,
+    /// Facts lost or used wrong.
+    FactsMissed,
+}
+
+impl Figure {
+    /// Its value in the run `s`.
+    pub fn of(self, s: &SeedFigures) -> f64 {
+        match self {
+            Figure::TokensSent => s.tokens_sent as f64,
+            Figure::ModelCalls => s.model_calls as f64,
+            Figure::NeedsUnmet => s.needs_unmet as f64,
+            Figure::Refetches => s.refetches as f64,
+            Figure::PeakRequest => s.peak_request_tokens as f64,
+            Figure::CacheHitRate => s.cache_hit_rate,
+            Figure::CacheRead => s.cache_read_tokens as f64,
+            Figure::CacheWrite => s.cache_write_tokens as f64,
+            Figure::Invalidated => s.invalidated_tokens as f64,
+            Figure::WrittenUnread => s.cache_write_unread_tokens as f64,
+            Figure::Compactions => s.compactions as f64,
+            Figure::PrefixBreaks => s.prefix_breaks as f64,
+            Figure::Thrash => s.thrash as f64,
+            Figure::FactsMissed => s.missed as f64,
+        }
+    }
+}
+
 /// A 64-bit FNV-1a digest of text: deterministic, with no state to seed.
 #[derive(Default)]
 struct Digest(u64);
@@ -149,14 +190,49 @@ impl Write for Digest {
     }
 }
 
-/// One configuration's runs, by seed: each seed's figures, and why the lowest seed that does
-/// not qualify is out.
+/// One configuration's runs, by seed: each seed's figures, why the lowest seed that does not
+/// qualify is out, and what is read only over every seed at once.
 #[derive(Clone, Debug, Default)]
 pub struct SeedRuns {
     /// By seed.
     seeds: Vec<SeedFigures>,
     /// The lowest seed out, and why.
     first_out: Option<(u64, String)>,
+    /// Over every seed: what the verdicts read of them all at once.
+    over: Over,
+}
+
+/// What is read of a configuration's runs only over every seed at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Over {
+    /// Whether a run stopped before answering every request.
+    pub stopped: bool,
+    /// Whether a run drew at random ([`crate::row::drew`]).
+    pub drew: bool,
+    /// Whether a run had a request refused (over the window).
+    pub refused: bool,
+    /// The largest request the server accepted.
+    pub peak_accepted: u64,
+    /// The run whose floor (what no compaction removes) was the highest over the limit, the
+    /// lowest seed of those alike: its floor, its requests over the limit, its seed.
+    pub worst_floor: Option<(u64, usize, u64)>,
+}
+
+impl Over {
+    /// With the run `m`, made with `settings`, too.
+    fn add(&mut self, settings: &RunSettings, m: &RunMetrics) {
+        self.stopped |= !m.completed;
+        self.drew |= crate::row::drew(settings, m);
+        self.refused |= m.peak_request_tokens > m.peak_accepted_tokens;
+        self.peak_accepted = self.peak_accepted.max(m.peak_accepted_tokens);
+        if m.floor_over_limit > 0 {
+            let this = (m.floor, m.floor_over_limit, settings.seed);
+            let worse = |&(floor, _, seed): &(u64, usize, u64)| (floor, std::cmp::Reverse(seed));
+            if self.worst_floor.is_none_or(|w| worse(&this) > worse(&w)) {
+                self.worst_floor = Some(this);
+            }
+        }
+    }
 }
 
 impl SeedRuns {
@@ -164,7 +240,7 @@ impl SeedRuns {
     pub fn with_capacity(seeds: usize) -> SeedRuns {
         SeedRuns {
             seeds: Vec::with_capacity(seeds),
-            first_out: None,
+            ..SeedRuns::default()
         }
     }
 
@@ -185,6 +261,7 @@ impl SeedRuns {
     /// Adds `row`'s run, in its place by seed.
     pub fn push(&mut self, row: &ResultRow) {
         let figures = SeedFigures::of(&row.settings, &row.metrics);
+        self.over.add(&row.settings, &row.metrics);
         if figures.out && self.first_out.as_ref().is_none_or(|(seed, _)| figures.seed < *seed) {
             let why = super::disqualified(&row.metrics).unwrap_or_default();
             self.first_out = Some((figures.seed, why));
@@ -203,6 +280,11 @@ impl SeedRuns {
         &self.seeds
     }
 
+    /// What is read of them only over every seed at once.
+    pub fn over(&self) -> &Over {
+        &self.over
+    }
+
     /// Seeds held.
     pub fn len(&self) -> usize {
         self.seeds.len()
@@ -219,9 +301,9 @@ impl SeedRuns {
         Some((*seed, why, self.seeds.iter().filter(|s| s.out).count()))
     }
 
-    /// The run of one seed alone, as seed 0, so that it pairs with any other's (out without its
-    /// reason unless it is the lowest seed out: what a verdict of one seed reads is whether it is
-    /// out).
+    /// The run of one seed alone, as seed 0, so that it pairs with any other's, for a verdict
+    /// of that seed alone: out without its reason unless it is the lowest seed out, and nothing
+    /// read over every seed at once (a verdict's pick reads neither).
     pub fn only(&self, seed: &SeedFigures) -> SeedRuns {
         let why = |(s, why): &(u64, String)| (*s == seed.seed).then(|| why.clone());
         SeedRuns {
@@ -229,6 +311,7 @@ impl SeedRuns {
             first_out: seed
                 .out
                 .then(|| (seed.seed, self.first_out.as_ref().and_then(why).unwrap_or_default())),
+            over: Over::default(),
         }
     }
 
@@ -289,6 +372,28 @@ mod tests {
         assert_eq!((seed, out), (3, 2));
         assert!(why.contains("overflow: 2 calls"), "{why}");
         assert_eq!(runs.seeds()[0].facts_missed(), 1);
+    }
+
+    #[test]
+    fn a_seed_keeps_a_quarter_of_a_row_and_what_is_read_over_every_seed_is_kept_once() {
+        assert!(
+            4 * std::mem::size_of::<SeedFigures>() <= std::mem::size_of::<ResultRow>(),
+            "{} bytes a seed against a row's {}",
+            std::mem::size_of::<SeedFigures>(),
+            std::mem::size_of::<ResultRow>()
+        );
+        let mut rows = [row(4, 0, 0), row(1, 0, 0), row(7, 0, 0)];
+        rows[0].metrics.floor_over_limit = 2;
+        rows[0].metrics.floor = 900;
+        rows[2].metrics.floor_over_limit = 1;
+        rows[2].metrics.floor = 900;
+        rows[1].metrics.completed = false;
+        rows[1].metrics.peak_accepted_tokens = 5_000;
+        let over = *SeedRuns::of(&rows).over();
+        assert!(over.stopped && !over.refused);
+        assert_eq!(over.peak_accepted, 5_000);
+        // Two runs alike in floor: the lower seed is named.
+        assert_eq!(over.worst_floor, Some((900, 2, 4)));
     }
 
     #[test]

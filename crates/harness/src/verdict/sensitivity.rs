@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{Config, Objective, Ran, SeedFigures, Verdict, verdict, verdicts, verdicts_of};
+use super::{Config, Figure, Objective, Ran, Verdict, verdict, verdicts, verdicts_of};
 use crate::billing::cache_mode::CacheMode;
 use crate::billing::price::{Billed, Price, dollars};
 use crate::human::thousands;
@@ -303,11 +303,6 @@ struct Flipped<'v, 'a> {
     other_there: Option<&'v Config<'a>>,
 }
 
-/// The mean of a count over a configuration's seeds.
-fn mean(c: &Config<'_>, figure: impl Fn(&SeedFigures) -> u64) -> f64 {
-    c.mean_of(|m| figure(m) as f64).mean
-}
-
 /// Why a price or profile flips a pick, found by comparing the runs: the pick's cache reads gone
 /// under a cache minimum its requests never reach; a time to live that outlasts the idle gaps,
 /// so that a cold trigger fires less; cache writes that cost more than the reads they buy; the
@@ -317,7 +312,7 @@ fn mean(c: &Config<'_>, figure: impl Fn(&SeedFigures) -> u64) -> f64 {
 /// these is seen.
 fn cause(f: &Flipped<'_, '_>, alt: &Against<'_>) -> Option<String> {
     let there = f.pick_there?;
-    let reads = |c: &Config<'_>| mean(c, |m| m.cache_read_tokens);
+    let reads = |c: &Config<'_>| c.mean(Figure::CacheRead).mean;
     if alt.summarizer {
         let (before, after) = (f.pick.facts_lost().mean, there.facts_lost().mean);
         return (after > before).then(|| {
@@ -346,7 +341,7 @@ fn cause(f: &Flipped<'_, '_>, alt: &Against<'_>) -> Option<String> {
             });
         }
         CacheMode::Prefix { min, .. } | CacheMode::Breakpoints { min, .. } => {
-            let peak = there.runs().iter().map(|r| r.peak_accepted_tokens).max().unwrap_or(0);
+            let peak = there.peak_accepted();
             if reads(there) == 0.0 && lost_reads > other_lost && *min > peak {
                 return Some(format!(
                     "its cache minimum of {} tokens is never reached: the pick's largest request is {}",
@@ -359,8 +354,8 @@ fn cause(f: &Flipped<'_, '_>, alt: &Against<'_>) -> Option<String> {
     let cold = f.pick.settings().strategy.to_string().contains("trigger=cold");
     let (ttl, run_ttl) = (alt.cache.ttl_s().unwrap_or(0), run_cache.ttl_s().unwrap_or(0));
     let (fired, fires) = (
-        f.pick.mean_of(|m| m.compactions as f64).mean,
-        there.mean_of(|m| m.compactions as f64).mean,
+        f.pick.mean(Figure::Compactions).mean,
+        there.mean(Figure::Compactions).mean,
     );
     if cold && ttl > run_ttl && fires < fired {
         let how = if fires == 0.0 {
@@ -378,7 +373,7 @@ fn cause(f: &Flipped<'_, '_>, alt: &Against<'_>) -> Option<String> {
         ));
     }
     let price = there.settings().price.as_ref()?.for_cache(alt.cache);
-    let (written, read) = (mean(there, |m| m.cache_write_tokens), reads(there));
+    let (written, read) = (there.mean(Figure::CacheWrite).mean, reads(there));
     let at = |billed: Billed| price.cost(&billed) as f64;
     let as_input = |n: f64| {
         at(Billed {
@@ -406,7 +401,7 @@ fn cause(f: &Flipped<'_, '_>, alt: &Against<'_>) -> Option<String> {
             money_of(extra),
         ));
     }
-    let breaks = there.mean_of(|m| m.prefix_breaks as f64).mean;
+    let breaks = there.mean(Figure::PrefixBreaks).mean;
     let (other, other_reads) = f.other_there.map(|o| (o, reads(o)))?;
     (breaks > 0.0 && read < other_reads).then(|| {
         format!(
