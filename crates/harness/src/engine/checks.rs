@@ -17,7 +17,7 @@ pub(super) struct Rerun<'r, 's, 'l, E> {
     pub(super) seeded: &'r mut Seeded<'s, 'l, E>,
     pub(super) out: &'r mut Replicated,
     pub(super) progress: &'r mut dyn FnMut(Phase, usize, usize),
-    /// The chosen variants (indices of the first seed's jobs), in the ranked rows' order.
+    /// The chosen variants (indices of the first seed's jobs), in the ranked configurations' order.
     pub(super) chosen: &'r [usize],
     /// A run of the `k`th variant again: its place among the chosen, its row named by family.
     pub(super) placed: &'r dyn Fn(usize, ResultRow) -> (usize, ResultRow),

@@ -47,7 +47,8 @@ pub struct Replicated {
     pub ranked: Vec<Ran>,
     /// The first seed's row and trace of each ranked configuration, for the charts.
     pub traces: Vec<(ResultRow, Vec<CallRecord>)>,
-    /// Each verdict of the ranked rows (in the order [`crate::verdict::verdicts`] gives them):
+    /// Each verdict of the ranked configurations (in the order [`crate::verdict::verdicts_of`]
+    /// gives them):
     /// whether it holds under the table's other prices and the other summarizer profiles, and
     /// seed by seed. Those runs are let go once checked.
     pub sensitivity: Vec<Option<Sensitivity>>,

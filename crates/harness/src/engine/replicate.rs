@@ -125,7 +125,7 @@ pub fn replicate<E: From<SettingsError> + Send>(
         replicate: &replicate,
         blocks: Blocks::new(load, &list, plan.threads),
     };
-    // Of every seed past the first, what the verdicts read, not the row (a fifth of its size).
+    // Of every seed past the first, what the verdicts read, not the row (a quarter of its size).
     let mut runs_of: Vec<Arc<SeedRuns>> = rows1.iter().map(|r| Arc::new(SeedRuns::of([r]))).collect();
     // A variant out on its first seed is out whatever its other seeds do: they run only if it is
     // chosen all the same (every variant of its family is out).
@@ -179,8 +179,8 @@ pub fn replicate<E: From<SettingsError> + Send>(
     }
     drop(runs_of);
     // Each verdict is checked under every other price and profile as their runs come, and
-    // those runs let go once checked: a run over many seeds holds the ranked rows and one
-    // alternative's at most.
+    // those runs let go once checked: a run over many seeds holds the ranked configurations' figures
+    // and one alternative's at most.
     let main = crate::verdict::verdicts_of(&ranked, plan.objective);
     let mut checker = Checker::new(&main, plan.objective);
     let position = |k: usize| chosen.iter().position(|&c| c == k).unwrap_or(0);

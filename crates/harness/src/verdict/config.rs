@@ -150,7 +150,8 @@ impl<'a> Config<'a> {
         (seed(self.runs().first()), seed(self.runs().last()))
     }
 
-    /// Whether a seed's run drew at random ([`crate::row::drew`]).
+    /// Whether a seed's run drew at random (a summary, or an uncertain model whose needs went
+    /// unmet).
     pub fn drew(&self) -> bool {
         self.runs.over().drew
     }

@@ -61,8 +61,17 @@ impl SeedFigures {
     /// What a verdict reads of the run `m`, made with `settings`.
     pub fn of(settings: &RunSettings, m: &RunMetrics) -> SeedFigures {
         let mut digest = Digest::default();
-        // Every figure, as Debug prints it (floats exactly), hashed as it is printed.
-        let _ = write!(digest, "{m:?}");
+        // Every figure but the cost (compared on its own: a price re-bills it), as Debug prints
+        // it (floats exactly; NaN alike and -0.0 apart from 0.0, neither a figure a run makes),
+        // hashed as it is printed.
+        let _ = write!(
+            digest,
+            "{:?}",
+            RunMetrics {
+                cost_usd: None,
+                ..m.clone()
+            }
+        );
         SeedFigures {
             seed: settings.seed,
             model_calls: m.model_calls,
@@ -94,7 +103,7 @@ impl SeedFigures {
 
     /// Whether every figure of the two runs is the same (the seed aside).
     pub fn same_figures(&self, other: &SeedFigures) -> bool {
-        self.digest == other.digest
+        self.digest == other.digest && self.cost_usd == other.cost_usd
     }
 
     /// Billed at `price` (same cache, so the same token parts).
@@ -105,10 +114,7 @@ impl SeedFigures {
             cache_write: self.cache_write_tokens,
             completion: self.tokens_received,
         };
-        let cost = Some(dollars(price.cost(&billed)));
-        // The digest covers the cost: re-priced alike, alike still.
-        self.digest = Digest(self.digest).mix(&format!("{cost:?}"));
-        self.cost_usd = cost;
+        self.cost_usd = Some(dollars(price.cost(&billed)));
     }
 }
 
@@ -171,13 +177,6 @@ impl Figure {
 #[derive(Default)]
 struct Digest(u64);
 
-impl Digest {
-    fn mix(mut self, text: &str) -> u64 {
-        let _ = self.write_str(text);
-        self.0
-    }
-}
-
 impl Write for Digest {
     fn write_str(&mut self, s: &str) -> std::fmt::Result {
         if self.0 == 0 {
@@ -207,7 +206,7 @@ pub struct SeedRuns {
 pub struct Over {
     /// Whether a run stopped before answering every request.
     pub stopped: bool,
-    /// Whether a run drew at random ([`crate::row::drew`]).
+    /// Whether a run drew at random (a summary, or an uncertain model whose needs went unmet).
     pub drew: bool,
     /// Whether a run had a request refused (over the window).
     pub refused: bool,
@@ -228,7 +227,8 @@ impl Over {
         if m.floor_over_limit > 0 {
             let this = (m.floor, m.floor_over_limit, settings.seed);
             let worse = |&(floor, _, seed): &(u64, usize, u64)| (floor, std::cmp::Reverse(seed));
-            if self.worst_floor.is_none_or(|w| worse(&this) > worse(&w)) {
+            // A seed twice: the later run, as the last of the highest.
+            if self.worst_floor.is_none_or(|w| worse(&this) >= worse(&w)) {
                 self.worst_floor = Some(this);
             }
         }
@@ -268,7 +268,8 @@ impl SeedRuns {
         }
         match self.seeds.last() {
             Some(last) if last.seed > figures.seed => {
-                let at = self.seeds.partition_point(|s| s.seed < figures.seed);
+                // After any run of the same seed already held, as a stable sort would.
+                let at = self.seeds.partition_point(|s| s.seed <= figures.seed);
                 self.seeds.insert(at, figures);
             }
             _ => self.seeds.push(figures),
@@ -372,6 +373,15 @@ mod tests {
         assert_eq!((seed, out), (3, 2));
         assert!(why.contains("overflow: 2 calls"), "{why}");
         assert_eq!(runs.seeds()[0].facts_missed(), 1);
+        // The same seed twice (results files read together), late: after the one held, as a
+        // stable sort keeps them.
+        let twice = [row(3, 0, 0), row(5, 0, 0), row(3, 2, 0)];
+        let facts: Vec<(u64, usize)> = SeedRuns::of(&twice)
+            .seeds()
+            .iter()
+            .map(|s| (s.seed, s.facts_missed()))
+            .collect();
+        assert_eq!(facts, [(3, 0), (3, 2), (5, 0)]);
     }
 
     #[test]
@@ -412,5 +422,12 @@ mod tests {
         assert!(x.seeds()[0].same_figures(&y.seeds()[0]));
         assert!(x.seeds()[0].cost_usd.is_some_and(|c| c > 0.0));
         assert!(!x.seeds()[0].same_figures(&figures(&a)));
+        // Runs that differed only in what they cost are alike once billed at one price.
+        let mut d = row(0, 0, 0);
+        d.metrics.cost_usd = Some(1.0);
+        assert!(!figures(&a).same_figures(&figures(&d)));
+        let mut z = SeedRuns::of([&d]);
+        z.reprice(&price);
+        assert!(x.seeds()[0].same_figures(&z.seeds()[0]));
     }
 }
