@@ -60,6 +60,11 @@ pub struct SeedFigures {
 impl SeedFigures {
     /// What a verdict reads of the run `m`, made with `settings`.
     pub fn of(settings: &RunSettings, m: &RunMetrics) -> SeedFigures {
+        SeedFigures::out_or_not(settings, m, super::disqualified(m).is_some())
+    }
+
+    /// [`SeedFigures::of`], told whether the run is out.
+    fn out_or_not(settings: &RunSettings, m: &RunMetrics, out: bool) -> SeedFigures {
         let mut digest = Digest::default();
         // Every figure but the cost (compared on its own: a price re-bills it), as Debug prints
         // it (floats exactly; NaN alike and -0.0 apart from 0.0, neither a figure a run makes),
@@ -91,7 +96,7 @@ impl SeedFigures {
             needs_unmet: m.needs_unmet,
             refetches: m.refetches,
             thrash: m.thrash,
-            out: super::disqualified(m).is_some(),
+            out,
             digest: digest.0,
         }
     }
@@ -236,14 +241,6 @@ impl Over {
 }
 
 impl SeedRuns {
-    /// None yet, with room for `seeds`.
-    pub fn with_capacity(seeds: usize) -> SeedRuns {
-        SeedRuns {
-            seeds: Vec::with_capacity(seeds),
-            ..SeedRuns::default()
-        }
-    }
-
     /// The runs of `rows` (one configuration's, any order).
     pub fn of<'r>(rows: impl IntoIterator<Item = &'r ResultRow>) -> SeedRuns {
         let mut runs = SeedRuns::default();
@@ -260,10 +257,10 @@ impl SeedRuns {
 
     /// Adds `row`'s run, in its place by seed.
     pub fn push(&mut self, row: &ResultRow) {
-        let figures = SeedFigures::of(&row.settings, &row.metrics);
+        let why = super::disqualified(&row.metrics);
+        let figures = SeedFigures::out_or_not(&row.settings, &row.metrics, why.is_some());
         self.over.add(&row.settings, &row.metrics);
-        if figures.out && self.first_out.as_ref().is_none_or(|(seed, _)| figures.seed < *seed) {
-            let why = super::disqualified(&row.metrics).unwrap_or_default();
+        if let Some(why) = why.filter(|_| self.first_out.as_ref().is_none_or(|(seed, _)| figures.seed < *seed)) {
             self.first_out = Some((figures.seed, why));
         }
         match self.seeds.last() {
