@@ -274,7 +274,7 @@ fn seeds_auto_replicates_what_draws_whatever_the_threads() {
     for (scenario, configs) in &configurations {
         for c in configs {
             let draws = *scenario == "lunch-break" || c.first().summarizer_calls > 0;
-            let seeds: Vec<u64> = c.runs().iter().map(|r| r.seed).collect();
+            let seeds: Vec<u64> = c.runs().map(|r| r.seed).collect();
             if draws {
                 assert_eq!(seeds, (0..20).collect::<Vec<u64>>(), "{scenario} · {}", c.strategy());
             } else {

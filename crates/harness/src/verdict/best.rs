@@ -123,12 +123,8 @@ impl<'o> Best<'o> {
             first_row,
         };
         for &key in &self.objective.keys {
-            self.values.extend(
-                config
-                    .runs()
-                    .iter()
-                    .map(|m| self.objective.value(key, m).unwrap_or(f64::NAN)),
-            );
+            self.values
+                .extend(config.runs().map(|m| self.objective.value(key, &m).unwrap_or(f64::NAN)));
         }
         self.seeds.extend(rows.iter().map(|r| r.settings.seed));
         self.entries.push(entry);

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::objective::{Key, Objective};
-use super::seed_figures::{Figure, Ran, SeedFigures, SeedRuns};
+use super::seed_figures::{Figure, Ran, SeedFigures, SeedRuns, Seeds};
 use super::stats::{Estimate, Rate};
 use crate::human::{count, thousands};
 use crate::metrics::RunMetrics;
@@ -48,8 +48,8 @@ impl<'a> Config<'a> {
     }
 
     /// Each seed's figures, by seed.
-    pub fn runs(&self) -> &[SeedFigures] {
-        self.runs.seeds()
+    pub fn runs(&self) -> Seeds<'_> {
+        self.runs.iter()
     }
 
     /// The same configuration on one of its seeds alone.
@@ -110,7 +110,7 @@ impl<'a> Config<'a> {
 
     /// A figure over the seeds (`None` when a seed has none: a cost without a price).
     fn estimate(&self, figure: impl Fn(&SeedFigures) -> Option<f64>) -> Option<Estimate> {
-        let values: Option<Vec<f64>> = self.runs().iter().map(figure).collect();
+        let values: Option<Vec<f64>> = self.runs().map(|r| figure(&r)).collect();
         values.map(|v| Estimate::of(&v))
     }
 
@@ -126,7 +126,7 @@ impl<'a> Config<'a> {
 
     /// A figure's mean over the seeds, with its interval.
     pub fn mean(&self, figure: Figure) -> Estimate {
-        Estimate::of(&self.runs().iter().map(|s| figure.of(s)).collect::<Vec<_>>())
+        Estimate::of(&self.runs().map(|s| figure.of(&s)).collect::<Vec<_>>())
     }
 
     /// Whether every seed's run answered every request.
@@ -146,8 +146,8 @@ impl<'a> Config<'a> {
 
     /// Its lowest and highest seed.
     pub fn seed_span(&self) -> (u64, u64) {
-        let seed = |r: Option<&SeedFigures>| r.map_or(self.first.settings.seed, |r| r.seed);
-        (seed(self.runs().first()), seed(self.runs().last()))
+        let seed = self.first.settings.seed;
+        self.runs.span().unwrap_or((seed, seed))
     }
 
     /// Whether a seed's run drew at random (a summary, or an uncertain model whose needs went
@@ -163,10 +163,7 @@ impl<'a> Config<'a> {
 
     /// The seeds in which it lost (or used wrong) any fact.
     pub fn lost_in(&self) -> Rate {
-        Rate::new(
-            self.runs().iter().filter(|r| r.facts_missed() > 0).count(),
-            self.seeds(),
-        )
+        Rate::new(self.runs().filter(|r| r.facts_missed() > 0).count(), self.seeds())
     }
 
     /// Facts the scenario declares.
@@ -179,9 +176,8 @@ impl<'a> Config<'a> {
         self.seeds() == other.seeds()
             && self
                 .runs()
-                .iter()
                 .zip(other.runs())
-                .all(|(a, b)| a.seed == b.seed && a.same_figures(b))
+                .all(|(a, b)| a.seed == b.seed && a.same_figures(&b))
     }
 
     /// The strategy as the user named it (before tuning): what a suite compares across

@@ -31,7 +31,7 @@ pub use objective::{Key, Objective, ObjectiveError};
 pub use paired::Paired;
 pub use price_checks::PriceChecks;
 pub use rule::{Decider, Scores, Settled, choose, figures_tie};
-pub use seed_figures::{Figure, Ran, SeedFigures, SeedRuns};
+pub use seed_figures::{Figure, Ran, SeedFigures, SeedRuns, Seeds};
 pub use sensitivity::{
     Against, Alternative, Checker, Flip, Runs, STABLE_SEEDS, Sensitivity, prices, reprice, repriced, sensitivities,
 };

@@ -33,9 +33,8 @@ impl Paired {
     /// `a`'s figure against `b`'s seed by seed; `None` when a seed has no figure (a cost
     /// without a price) or the two share no seed.
     pub(super) fn of(a: &Config<'_>, b: &Config<'_>, figure: impl Fn(&SeedFigures) -> Option<f64>) -> Option<Paired> {
-        let values = |c: &Config<'_>| -> Option<Vec<(u64, f64)>> {
-            c.runs().iter().map(|r| Some((r.seed, figure(r)?))).collect()
-        };
+        let values =
+            |c: &Config<'_>| -> Option<Vec<(u64, f64)>> { c.runs().map(|r| Some((r.seed, figure(&r)?))).collect() };
         Paired::between(&values(a)?, &values(b)?)
     }
 

@@ -10,56 +10,54 @@ use super::objective::{Key, Objective};
 use super::paired::Paired;
 use super::stats::Estimate;
 
-/// What the rule reads of a configuration: its figure on each key of the objective, seed by
-/// seed, and the mean of each with its own interval.
+/// What the rule reads of a configuration: the mean of its figure on each key of the objective,
+/// with its interval; its figures seed by seed are read again where two are compared, not kept.
 #[derive(Clone, Debug)]
-pub struct Scores {
-    /// Per key: each seed and its figure; `None` when a seed has none (a cost without a price).
-    per_seed: Vec<Option<Vec<(u64, f64)>>>,
-    /// Per key: the mean over the seeds with its interval.
+pub struct Scores<'c> {
+    config: &'c Config<'c>,
+    /// Per key: the mean over the seeds with its interval; `None` when a seed has none (a cost
+    /// without a price).
     estimates: Vec<Option<Estimate>>,
 }
 
-impl Scores {
+impl<'c> Scores<'c> {
     /// The figures of `config` on each key of `objective`.
-    pub fn of(config: &Config<'_>, objective: &Objective) -> Scores {
-        let per_seed: Vec<Option<Vec<(u64, f64)>>> = objective
-            .keys
-            .iter()
-            .map(|&key| {
-                config
-                    .runs()
-                    .iter()
-                    .map(|r| Some((r.seed, objective.value(key, r)?)))
-                    .collect()
-            })
-            .collect();
-        let estimates = per_seed
-            .iter()
-            .map(|values| {
-                let values: Vec<f64> = values.as_ref()?.iter().map(|&(_, v)| v).collect();
-                Some(Estimate::of(&values))
-            })
-            .collect();
-        Scores { per_seed, estimates }
+    pub fn of(config: &'c Config<'c>, objective: &Objective) -> Scores<'c> {
+        let estimates = objective.keys.iter().map(|&key| config.on(objective, key)).collect();
+        Scores { config, estimates }
     }
 
     /// The mean on the `k`th key (infinite when there is none: it comes last).
     pub fn mean(&self, k: usize) -> f64 {
         self.estimates[k].map_or(f64::INFINITY, |e| e.mean)
     }
+
+    /// Each seed and its figure on `key`; `None` when a seed has none.
+    fn per_seed(&self, key: Key, objective: &Objective) -> Option<Vec<(u64, f64)>> {
+        self.config
+            .runs()
+            .map(|r| Some((r.seed, objective.value(key, &r)?)))
+            .collect()
+    }
 }
 
 /// Whether `a` and `b` tie on the `k`th key: their means print alike, or their difference
 /// paired over the seeds ties ([`Paired::ties`]); each one's own interval where no seed is
 /// shared.
-pub fn ties(a: &Scores, b: &Scores, k: usize, objective: &Objective) -> bool {
-    figures_tie(
-        a.per_seed[k].as_deref(),
-        b.per_seed[k].as_deref(),
-        objective.keys[k],
-        objective,
-    )
+pub fn ties(a: &Scores<'_>, b: &Scores<'_>, k: usize, objective: &Objective) -> bool {
+    let key = objective.keys[k];
+    // What [`figures_tie`] finds first without reading a seed again.
+    match (a.estimates[k], b.estimates[k]) {
+        (None, None) => true,
+        (None, Some(_)) | (Some(_), None) => false,
+        (Some(x), Some(y)) if shown_alike(key, x.mean, y.mean) => true,
+        _ => figures_tie(
+            a.per_seed(key, objective).as_deref(),
+            b.per_seed(key, objective).as_deref(),
+            key,
+            objective,
+        ),
+    }
 }
 
 /// Whether two configurations' figures on `key`, each `(seed, figure)` by seed (`None`: a seed

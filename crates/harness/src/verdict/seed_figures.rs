@@ -9,6 +9,10 @@ use crate::metrics::RunMetrics;
 use crate::row::ResultRow;
 use crate::settings::RunSettings;
 
+mod spill;
+
+use spill::{Reader, Segment};
+
 /// The figures of one run that the verdicts, their checks and the reports read seed by seed
 /// (named as [`RunMetrics`] names them), and a digest of every figure, so that two
 /// configurations with identical figures are still found alike. What is read only over every
@@ -194,16 +198,37 @@ impl Write for Digest {
     }
 }
 
+/// Seeds a configuration holds in memory: past them, the lower half is written out (to a
+/// temporary file) and read back when asked for, so that memory stays flat in the seed count.
+const HOLD: usize = 1024;
+
 /// One configuration's runs, by seed: each seed's figures, why the lowest seed that does not
-/// qualify is out, and what is read only over every seed at once.
-#[derive(Clone, Debug, Default)]
+/// qualify is out, and what is read only over every seed at once. Up to 1,024 seeds are held
+/// in memory; the rest are written out in segments, by seed, and read back in seed order.
+#[derive(Clone, Debug)]
 pub struct SeedRuns {
-    /// By seed.
-    seeds: Vec<SeedFigures>,
+    /// In memory, by seed.
+    held: Vec<SeedFigures>,
+    /// Written out: each segment by seed, an equal seed in an earlier one having come first.
+    written: Vec<Segment>,
+    /// The most seeds held before the lower half is written out.
+    hold: usize,
+    /// Seeds in all.
+    len: usize,
+    /// Seeds out.
+    outs: usize,
+    /// The lowest and the highest seed.
+    span: Option<(u64, u64)>,
     /// The lowest seed out, and why.
     first_out: Option<(u64, String)>,
     /// Over every seed: what the verdicts read of them all at once.
     over: Over,
+}
+
+impl Default for SeedRuns {
+    fn default() -> SeedRuns {
+        SeedRuns::holding(HOLD)
+    }
 }
 
 /// What is read of a configuration's runs only over every seed at once.
@@ -250,9 +275,24 @@ impl SeedRuns {
         runs
     }
 
-    /// Room for `more` seeds besides those held, exactly.
+    /// None yet, holding up to `hold` seeds in memory (two at the least) before it writes the
+    /// lower half out.
+    pub fn holding(hold: usize) -> SeedRuns {
+        SeedRuns {
+            held: Vec::new(),
+            written: Vec::new(),
+            hold: hold.max(2),
+            len: 0,
+            outs: 0,
+            span: None,
+            first_out: None,
+            over: Over::default(),
+        }
+    }
+
+    /// Room for `more` seeds besides those held, exactly (no more than it holds).
     pub fn reserve_exact(&mut self, more: usize) {
-        self.seeds.reserve_exact(more);
+        self.held.reserve_exact(more.min(self.hold - self.held.len()));
     }
 
     /// Adds `row`'s run, in its place by seed.
@@ -263,19 +303,50 @@ impl SeedRuns {
         if let Some(why) = why.filter(|_| self.first_out.as_ref().is_none_or(|(seed, _)| figures.seed < *seed)) {
             self.first_out = Some((figures.seed, why));
         }
-        match self.seeds.last() {
+        self.len += 1;
+        self.outs += usize::from(figures.out);
+        let (low, high) = self.span.unwrap_or((figures.seed, figures.seed));
+        self.span = Some((low.min(figures.seed), high.max(figures.seed)));
+        match self.held.last() {
             Some(last) if last.seed > figures.seed => {
                 // After any run of the same seed already held, as a stable sort would.
-                let at = self.seeds.partition_point(|s| s.seed <= figures.seed);
-                self.seeds.insert(at, figures);
+                let at = self.held.partition_point(|s| s.seed <= figures.seed);
+                self.held.insert(at, figures);
             }
-            _ => self.seeds.push(figures),
+            _ => self.held.push(figures),
+        }
+        if self.held.len() >= self.hold {
+            self.write_out();
         }
     }
 
-    /// Each seed's figures, by seed.
-    pub fn seeds(&self) -> &[SeedFigures] {
-        &self.seeds
+    /// The lower half of the seeds held, written out. Where no temporary file can be written,
+    /// every seed stays in memory.
+    fn write_out(&mut self) {
+        let half = self.held.len() / 2;
+        match Segment::write(self.written.last_mut(), &self.held[..half]) {
+            Ok(new) => {
+                self.written.extend(new);
+                self.held.drain(..half);
+            }
+            Err(_) => self.hold = usize::MAX,
+        }
+    }
+
+    /// Each seed's figures, by seed (an equal seed in the order it came).
+    pub fn iter(&self) -> Seeds<'_> {
+        if self.written.is_empty() {
+            return Seeds(Merge::Held(self.held.iter()));
+        }
+        let mut from: Vec<Source<'_>> = self.written.iter().map(|s| Source::Written(s.read())).collect();
+        from.push(Source::Held(self.held.iter()));
+        let next = from.iter_mut().map(Source::next).collect();
+        Seeds(Merge::Merged { from, next })
+    }
+
+    /// Its lowest and highest seed (`None` when it has none).
+    pub fn span(&self) -> Option<(u64, u64)> {
+        self.span
     }
 
     /// What is read of them only over every seed at once.
@@ -283,20 +354,20 @@ impl SeedRuns {
         &self.over
     }
 
-    /// Seeds held.
+    /// Seeds run.
     pub fn len(&self) -> usize {
-        self.seeds.len()
+        self.len
     }
 
-    /// Whether none is held.
+    /// Whether none ran.
     pub fn is_empty(&self) -> bool {
-        self.seeds.is_empty()
+        self.len == 0
     }
 
     /// The lowest seed out and why, and how many seeds are out.
     pub fn out(&self) -> Option<(u64, &str, usize)> {
         let (seed, why) = self.first_out.as_ref()?;
-        Some((*seed, why, self.seeds.iter().filter(|s| s.out).count()))
+        Some((*seed, why, self.outs))
     }
 
     /// The run of one seed alone, as seed 0, so that it pairs with any other's, for a verdict
@@ -305,19 +376,78 @@ impl SeedRuns {
     pub fn only(&self, seed: &SeedFigures) -> SeedRuns {
         let why = |(s, why): &(u64, String)| (*s == seed.seed).then(|| why.clone());
         SeedRuns {
-            seeds: vec![SeedFigures { seed: 0, ..*seed }],
+            held: vec![SeedFigures { seed: 0, ..*seed }],
+            len: 1,
+            outs: usize::from(seed.out),
+            span: Some((0, 0)),
             first_out: seed
                 .out
                 .then(|| (seed.seed, self.first_out.as_ref().and_then(why).unwrap_or_default())),
-            over: Over::default(),
+            ..SeedRuns::default()
         }
     }
 
     /// Bills every run at `price` (same cache, so the same token parts).
     pub fn reprice(&mut self, price: &Price) {
         let price = price.for_cache(&price.cache);
-        for seed in &mut self.seeds {
+        for seed in &mut self.held {
             seed.reprice(&price);
+        }
+        let price = std::sync::Arc::new(price);
+        for segment in &mut self.written {
+            segment.reprice(price.clone());
+        }
+    }
+}
+
+/// A configuration's runs by seed ([`SeedRuns::iter`]).
+pub struct Seeds<'r>(Merge<'r>);
+
+/// Runs held, or merged from where they are.
+enum Merge<'r> {
+    /// All held in memory.
+    Held(std::slice::Iter<'r, SeedFigures>),
+    /// Some written out: the segments and those held, merged by seed.
+    Merged {
+        /// The written segments, in the order written, then those held.
+        from: Vec<Source<'r>>,
+        /// The next run of each.
+        next: Vec<Option<SeedFigures>>,
+    },
+}
+
+/// Where [`Seeds`] reads runs from.
+enum Source<'r> {
+    /// A segment written out.
+    Written(Reader<'r>),
+    /// Those held.
+    Held(std::slice::Iter<'r, SeedFigures>),
+}
+
+impl Source<'_> {
+    fn next(&mut self) -> Option<SeedFigures> {
+        match self {
+            Source::Written(r) => r.next(),
+            Source::Held(h) => h.next().copied(),
+        }
+    }
+}
+
+impl Iterator for Seeds<'_> {
+    type Item = SeedFigures;
+
+    fn next(&mut self) -> Option<SeedFigures> {
+        match &mut self.0 {
+            Merge::Held(h) => h.next().copied(),
+            Merge::Merged { from, next } => {
+                // The lowest seed; of equal seeds, the one from the source written first.
+                let at = (0..next.len())
+                    .filter(|&i| next[i].is_some())
+                    .min_by_key(|&i| next[i].map(|r| r.seed))?;
+                let run = next[at].take();
+                next[at] = from[at].next();
+                run
+            }
         }
     }
 }
@@ -341,90 +471,4 @@ impl Ran {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(seed: u64, facts_lost: usize, overflows: usize) -> ResultRow {
-        let settings = RunSettings {
-            seed,
-            ..RunSettings::new("drop".parse().expect("a strategy"))
-        };
-        let metrics = RunMetrics {
-            facts_lost,
-            overflows,
-            completed: true,
-            uncached_tokens: 1_000,
-            tokens_received: 100,
-            ..RunMetrics::default()
-        };
-        ResultRow::new("s", settings, metrics)
-    }
-
-    #[test]
-    fn runs_come_in_any_order_and_stay_by_seed_with_the_lowest_seed_out_named() {
-        let rows = [row(5, 0, 1), row(2, 1, 0), row(9, 0, 0), row(3, 0, 2)];
-        let runs = SeedRuns::of(&rows);
-        let seeds: Vec<u64> = runs.seeds().iter().map(|s| s.seed).collect();
-        assert_eq!(seeds, [2, 3, 5, 9]);
-        let (seed, why, out) = runs.out().expect("two seeds are out");
-        assert_eq!((seed, out), (3, 2));
-        assert!(why.contains("overflow: 2 calls"), "{why}");
-        assert_eq!(runs.seeds()[0].facts_missed(), 1);
-        // The same seed twice (results files read together), late: after the one held, as a
-        // stable sort keeps them.
-        let twice = [row(3, 0, 0), row(5, 0, 0), row(3, 2, 0)];
-        let facts: Vec<(u64, usize)> = SeedRuns::of(&twice)
-            .seeds()
-            .iter()
-            .map(|s| (s.seed, s.facts_missed()))
-            .collect();
-        assert_eq!(facts, [(3, 0), (3, 2), (5, 0)]);
-    }
-
-    #[test]
-    fn a_seed_keeps_a_quarter_of_a_row_and_what_is_read_over_every_seed_is_kept_once() {
-        assert!(
-            4 * std::mem::size_of::<SeedFigures>() <= std::mem::size_of::<ResultRow>(),
-            "{} bytes a seed against a row's {}",
-            std::mem::size_of::<SeedFigures>(),
-            std::mem::size_of::<ResultRow>()
-        );
-        let mut rows = [row(4, 0, 0), row(1, 0, 0), row(7, 0, 0)];
-        rows[0].metrics.floor_over_limit = 2;
-        rows[0].metrics.floor = 900;
-        rows[2].metrics.floor_over_limit = 1;
-        rows[2].metrics.floor = 900;
-        rows[1].metrics.completed = false;
-        rows[1].metrics.peak_accepted_tokens = 5_000;
-        let over = *SeedRuns::of(&rows).over();
-        assert!(over.stopped && !over.refused);
-        assert_eq!(over.peak_accepted, 5_000);
-        // Two runs alike in floor: the lower seed is named.
-        assert_eq!(over.worst_floor, Some((900, 2, 4)));
-    }
-
-    #[test]
-    fn the_digest_tells_any_figure_apart_and_repricing_keeps_alike_runs_alike() {
-        let (a, b) = (row(0, 0, 0), row(0, 0, 0));
-        let mut c = row(0, 0, 0);
-        c.metrics.elapsed_s = 0.5;
-        let figures = |r: &ResultRow| SeedFigures::of(&r.settings, &r.metrics);
-        assert!(figures(&a).same_figures(&figures(&b)));
-        // A figure no verdict reads still tells two runs apart, as their rows would.
-        assert!(!figures(&a).same_figures(&figures(&c)));
-        let price = crate::billing::price::Price::table()[0].clone();
-        let (mut x, mut y) = (SeedRuns::of([&a]), SeedRuns::of([&b]));
-        x.reprice(&price);
-        y.reprice(&price);
-        assert!(x.seeds()[0].same_figures(&y.seeds()[0]));
-        assert!(x.seeds()[0].cost_usd.is_some_and(|c| c > 0.0));
-        assert!(!x.seeds()[0].same_figures(&figures(&a)));
-        // Runs that differed only in what they cost are alike once billed at one price.
-        let mut d = row(0, 0, 0);
-        d.metrics.cost_usd = Some(1.0);
-        assert!(!figures(&a).same_figures(&figures(&d)));
-        let mut z = SeedRuns::of([&d]);
-        z.reprice(&price);
-        assert!(x.seeds()[0].same_figures(&z.seeds()[0]));
-    }
-}
+mod tests;

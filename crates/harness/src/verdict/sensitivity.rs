@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{Config, Figure, Objective, Ran, Verdict, verdict, verdicts, verdicts_of};
+use super::{Config, Figure, Objective, Ran, SeedFigures, Verdict, verdict, verdicts, verdicts_of};
 use crate::billing::cache_mode::CacheMode;
 use crate::billing::price::{Billed, Price, dollars};
 use crate::human::thousands;
@@ -422,32 +422,40 @@ fn money_of(picodollars: f64) -> String {
 /// In how many of the scenario's seeds the pick wins on that seed's runs alone.
 fn seed_wins(v: &Verdict<'_>, objective: &Objective, pick: &str) -> (usize, usize) {
     let configs: Vec<&Config<'_>> = v.groups().flat_map(|g| &g.configs).collect();
-    let mut seeds: Vec<u64> = configs.iter().flat_map(|c| c.runs().iter().map(|r| r.seed)).collect();
-    seeds.sort_unstable();
-    seeds.dedup();
-    if seeds.len() < 2 {
-        return (0, seeds.len());
+    if configs.iter().all(|c| c.seeds() < 2) {
+        let mut seeds: Vec<u64> = configs.iter().flat_map(|c| c.runs()).map(|r| r.seed).collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        if seeds.len() < 2 {
+            return (0, seeds.len());
+        }
     }
-    let wins = seeds
+    // Every configuration's runs read side by side in seed order, one seed at a time; one that
+    // ran once stands for every seed.
+    let once: Vec<Option<SeedFigures>> = configs
         .iter()
-        .filter(|&&seed| {
-            // Each configuration's runs are in seed order, found in logarithmic steps; one that
-            // ran once stands for every seed.
-            let alone: Vec<Config<'_>> = configs
-                .iter()
-                .filter_map(|c| {
-                    let runs = c.runs();
-                    let at = runs
-                        .binary_search_by_key(&seed, |r| r.seed)
-                        .ok()
-                        .or_else(|| (runs.len() == 1).then_some(0))?;
-                    Some(c.only(&runs[at]))
-                })
-                .collect();
+        .map(|c| (c.seeds() == 1).then(|| c.runs().next()).flatten())
+        .collect();
+    let mut runs: Vec<_> = configs.iter().map(|c| c.runs().peekable()).collect();
+    let (mut wins, mut seeds) = (0, 0);
+    while let Some(seed) = runs.iter_mut().filter_map(|r| r.peek().map(|r| r.seed)).min() {
+        let alone: Vec<Config<'_>> = configs
+            .iter()
+            .zip(&mut runs)
+            .zip(&once)
+            .filter_map(|((c, r), once)| {
+                let here = r.next_if(|r| r.seed == seed);
+                // The same seed twice (results files read together): its first run.
+                while r.next_if(|r| r.seed == seed).is_some() {}
+                Some(c.only(&once.or(here)?))
+            })
+            .collect();
+        seeds += 1;
+        wins += usize::from(
             verdict(v.scenario, alone, objective)
                 .pick()
-                .is_some_and(|p| p.strategy() == pick)
-        })
-        .count();
-    (wins, seeds.len())
+                .is_some_and(|p| p.strategy() == pick),
+        );
+    }
+    if seeds < 2 { (0, seeds) } else { (wins, seeds) }
 }
