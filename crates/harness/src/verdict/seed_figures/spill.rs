@@ -98,7 +98,7 @@ fn read_at(_: &File, _: &mut [u8], _: u64) -> io::Result<usize> {
     Err(io::ErrorKind::Unsupported.into())
 }
 
-/// Seeds written out, by seed: a run of bytes in the shared file.
+/// Seeds written out, by seed: a run of bytes in the configuration's file.
 #[derive(Clone, Debug)]
 pub(super) struct Segment {
     file: Arc<SpillFile>,
@@ -113,33 +113,34 @@ pub(super) struct Segment {
 }
 
 impl Segment {
-    /// `runs` (by seed, at least one) written out after `last`, the configuration's last
-    /// segment: a new segment (in the same file), or `last` grown in place when it ends the file,
-    /// is billed as written and comes before them.
+    /// Writes `runs` (by seed, at least one) out after `last`, the configuration's last segment:
+    /// grows `last` in place where it can (it ends the file, is billed as written and no seed of
+    /// it comes after theirs) and gives `None`; else gives a new segment, in the same file (in a
+    /// new one for the first).
     pub(super) fn write(last: Option<&mut Segment>, runs: &[SeedFigures]) -> io::Result<Option<Segment>> {
         let grow_file = last.as_ref().map(|s| s.file.clone());
         let grow = last.filter(|s| s.price.is_none() && runs.first().is_some_and(|r| r.seed >= s.last));
-        let mut bytes = Vec::with_capacity(runs.len() * 64);
-        let mut last = grow.as_ref().map_or(0, |s| s.last);
-        for r in runs {
-            encode(r, last, &mut bytes);
-            last = r.seed;
-        }
+        // Each seed as its step from the one before, the first from `from`.
+        let encoded = |from: u64| {
+            let mut bytes = Vec::with_capacity(runs.len() * 64);
+            let mut last = from;
+            for r in runs {
+                encode(r, last, &mut bytes);
+                last = r.seed;
+            }
+            (bytes, last)
+        };
         if let Some(s) = grow {
+            let (bytes, last) = encoded(s.last);
             if s.file.append(&bytes, Some(s.at + s.bytes))?.is_some() {
                 s.bytes += bytes.len() as u64;
                 s.count += runs.len();
                 s.last = last;
                 return Ok(None);
             }
-            // Another segment ends the file: a new one, its first seed written whole.
-            bytes.clear();
-            last = 0;
-            for r in runs {
-                encode(r, last, &mut bytes);
-                last = r.seed;
-            }
+            // A copy of the configuration wrote after it: a segment of their own.
         }
+        let (bytes, last) = encoded(0);
         let file = match &grow_file {
             Some(file) => file.clone(),
             None => Arc::new(SpillFile::create()?),
