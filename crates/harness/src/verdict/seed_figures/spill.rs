@@ -161,6 +161,12 @@ impl Segment {
         self.price = Some(price);
     }
 
+    /// The bytes it takes.
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     /// Its runs, by seed.
     pub(super) fn read(&self) -> Reader<'_> {
         Reader {

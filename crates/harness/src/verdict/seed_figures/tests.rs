@@ -277,3 +277,17 @@ fn a_verdict_over_runs_written_out_is_the_verdict_over_runs_held() {
     assert_eq!(sa, sb);
     assert!(sa[0].as_ref().and_then(|s| s.seed_win_rate).is_some(), "{sa:?}");
 }
+
+#[test]
+fn a_segment_longer_than_a_read_is_read_back_whole() {
+    // 1,500 seeds in order, 64 held: one segment grown in place to well past the 16 KiB read at
+    // a time, so that seeds cut by the end of a read are put back together.
+    let rows: Vec<ResultRow> = (0..1500).map(|s| varied(s * 1_000_003, s as usize)).collect();
+    let mut small = SeedRuns::holding(64);
+    for r in &rows {
+        small.push(r);
+    }
+    let bytes: u64 = small.written.iter().map(|s| s.bytes()).sum();
+    assert!(bytes > 2 * 16 * 1024, "{bytes} bytes written");
+    assert_eq!(all(&small), all(&SeedRuns::of(&rows)));
+}
