@@ -213,8 +213,6 @@ pub struct SeedRuns {
     written: Vec<Segment>,
     /// The most seeds held before the lower half is written out.
     hold: usize,
-    /// Seeds in all.
-    len: usize,
     /// Seeds out.
     outs: usize,
     /// The lowest and the highest seed.
@@ -282,7 +280,6 @@ impl SeedRuns {
             held: Vec::new(),
             written: Vec::new(),
             hold: hold.max(2),
-            len: 0,
             outs: 0,
             span: None,
             first_out: None,
@@ -303,7 +300,6 @@ impl SeedRuns {
         if let Some(why) = why.filter(|_| self.first_out.as_ref().is_none_or(|(seed, _)| figures.seed < *seed)) {
             self.first_out = Some((figures.seed, why));
         }
-        self.len += 1;
         self.outs += usize::from(figures.out);
         let (low, high) = self.span.unwrap_or((figures.seed, figures.seed));
         self.span = Some((low.min(figures.seed), high.max(figures.seed)));
@@ -356,12 +352,12 @@ impl SeedRuns {
 
     /// Seeds run.
     pub fn len(&self) -> usize {
-        self.len
+        self.held.len() + self.written.iter().map(Segment::count).sum::<usize>()
     }
 
     /// Whether none ran.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.span.is_none()
     }
 
     /// The lowest seed out and why, and how many seeds are out.
@@ -377,7 +373,6 @@ impl SeedRuns {
         let why = |(s, why): &(u64, String)| (*s == seed.seed).then(|| why.clone());
         SeedRuns {
             held: vec![SeedFigures { seed: 0, ..*seed }],
-            len: 1,
             outs: usize::from(seed.out),
             span: Some((0, 0)),
             first_out: seed

@@ -422,14 +422,6 @@ fn money_of(picodollars: f64) -> String {
 /// In how many of the scenario's seeds the pick wins on that seed's runs alone.
 fn seed_wins(v: &Verdict<'_>, objective: &Objective, pick: &str) -> (usize, usize) {
     let configs: Vec<&Config<'_>> = v.groups().flat_map(|g| &g.configs).collect();
-    if configs.iter().all(|c| c.seeds() < 2) {
-        let mut seeds: Vec<u64> = configs.iter().flat_map(|c| c.runs()).map(|r| r.seed).collect();
-        seeds.sort_unstable();
-        seeds.dedup();
-        if seeds.len() < 2 {
-            return (0, seeds.len());
-        }
-    }
     // Every configuration's runs read side by side in seed order, one seed at a time; one that
     // ran once stands for every seed.
     let once: Vec<Option<SeedFigures>> = configs

@@ -161,6 +161,11 @@ impl Segment {
         self.price = Some(price);
     }
 
+    /// Seeds in it.
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
     /// The bytes it takes.
     #[cfg(test)]
     pub(super) fn bytes(&self) -> u64 {
